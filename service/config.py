@@ -1,0 +1,191 @@
+"""Settings of Mnemograph (CONTRACT §7): environment `MNEMO_*`, nested by `__`, optional TOML.
+
+The only module that reads the environment; settings are built once by `load_settings`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+ENV_PREFIX = "MNEMO_"
+CONFIG_FILE_VARIABLE = "MNEMO_CONFIG"
+DEFAULT_CONFIG_FILE = "mnemograph.toml"
+# Variables read by tooling around the service (test session, config file path), not by Settings.
+_AUXILIARY_PREFIXES = ("MNEMO_TEST_", CONFIG_FILE_VARIABLE)
+
+Role = Literal["reader", "writer", "admin"]
+
+
+class HttpSettings(BaseModel):
+    host: str = "127.0.0.1"
+    port: int = Field(default=8080, ge=1, le=65535)
+
+
+class Neo4jSettings(BaseModel):
+    uri: str = Field(default="", description="Empty: the local Neo4j the project starts itself.")
+    user: str = "neo4j"
+    password: SecretStr = SecretStr("")
+    database: str = "neo4j"
+    bolt_port: int = Field(default=7687, ge=1, le=65535)
+    http_port: int = Field(default=7474, ge=1, le=65535)
+    heap: str = Field(default="1g", pattern=r"^[0-9]+[mMgG]$")
+    startup_timeout_s: float = Field(default=180.0, gt=0)
+
+
+class QdrantSettings(BaseModel):
+    url: str = Field(default="", description="Empty: embedded Qdrant Edge under the data folder.")
+    api_key: SecretStr = SecretStr("")
+    startup_timeout_s: float = Field(default=30.0, gt=0)
+
+
+class EmbeddingSettings(BaseModel):
+    provider: Literal["local", "openai-compatible"] = "local"
+    model: str = "all-MiniLM-L6-v2"
+    url: str = ""
+    api_key: SecretStr = SecretStr("")
+    dimensions: int = Field(default=384, ge=1, le=8192)
+    batch_size: int = Field(default=32, ge=1, le=1024)
+    threads: int = Field(default=2, ge=1, le=64)
+    timeout_s: float = Field(default=30.0, gt=0)
+
+
+class ApiKey(BaseModel):
+    key: SecretStr
+    namespace: str
+    role: Role
+
+
+class AuthSettings(BaseModel):
+    api_keys: Annotated[list[ApiKey], NoDecode] = Field(default_factory=list[ApiKey])
+    allow_anonymous: bool = False
+
+    @field_validator("api_keys", mode="before")
+    @classmethod
+    def _parse_api_keys(cls, value: Any) -> Any:
+        """Accept a JSON list or comma-separated `key:namespace:role` entries."""
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        if not text:
+            return []
+        entries: list[Any] = json.loads(text) if text.startswith("[") else text.split(",")
+        return [_api_key_entry(entry) for entry in entries]
+
+
+def _api_key_entry(entry: Any) -> Any:
+    if not isinstance(entry, str):
+        return entry
+    parts = entry.strip().split(":")
+    if len(parts) != 3:
+        raise ValueError("each API key entry must be key:namespace:role")
+    return {"key": parts[0], "namespace": parts[1], "role": parts[2]}
+
+
+class MemorySettings(BaseModel):
+    enabled: bool = True
+    max_size_bytes: int = Field(default=524_288_000, ge=1)
+    protected_types: list[str] = Field(default_factory=lambda: ["decision"])
+
+
+class McpSettings(BaseModel):
+    tool_prefix: str = Field(default="", pattern=r"^[A-Za-z0-9_-]*$")
+
+
+class SearchSettings(BaseModel):
+    enabled: bool = True
+    min_vector_score: float = Field(default=0.2, ge=-1.0, le=1.0)
+    bm25_saturation: float = Field(default=2.0, gt=0)
+    rrf_k: int = Field(default=60, ge=1)
+
+
+class LimitsSettings(BaseModel):
+    max_content_bytes: int = Field(default=100 * 1024, ge=1)
+    max_metadata_bytes: int = Field(default=16 * 1024, ge=1)
+    max_request_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
+    max_links_per_save: int = Field(default=1000, ge=1)
+    max_batch: int = Field(default=1000, ge=1)
+
+
+class Settings(BaseSettings):
+    """Everything configurable; see CONTRACT §7 and docs/operations.md."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_nested_delimiter="__",
+        extra="forbid",
+        toml_file=DEFAULT_CONFIG_FILE,
+    )
+
+    data_dir: Path = Path(".data")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    http: HttpSettings = Field(default_factory=HttpSettings)
+    neo4j: Neo4jSettings = Field(default_factory=Neo4jSettings)
+    qdrant: QdrantSettings = Field(default_factory=QdrantSettings)
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    auth: AuthSettings = Field(default_factory=AuthSettings)
+    memory: MemorySettings = Field(default_factory=MemorySettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
+    search: SearchSettings = Field(default_factory=SearchSettings)
+    limits: LimitsSettings = Field(default_factory=LimitsSettings)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml_path = os.environ.get(CONFIG_FILE_VARIABLE, DEFAULT_CONFIG_FILE)
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=Path(toml_path))
+        return (init_settings, env_settings, toml)
+
+    @property
+    def config_file(self) -> str:
+        """The TOML file name users are pointed at in messages."""
+        return os.environ.get(CONFIG_FILE_VARIABLE, DEFAULT_CONFIG_FILE)
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Build the settings once (environment, then TOML, then defaults); overrides win."""
+    return Settings(**overrides)
+
+
+def unknown_env_variables(environ: Mapping[str, str] | None = None) -> list[str]:
+    """`MNEMO_*` variables that name no setting (reported at start-up, never ignored silently)."""
+    env = os.environ if environ is None else environ
+    known = _setting_paths(Settings)
+    unknown: list[str] = []
+    for name in env:
+        if not name.startswith(ENV_PREFIX) or name.startswith(_AUXILIARY_PREFIXES):
+            continue
+        path = name[len(ENV_PREFIX) :].lower()
+        if path not in known:
+            unknown.append(name)
+    return sorted(unknown)
+
+
+def _setting_paths(model: type[BaseModel], prefix: str = "") -> set[str]:
+    paths: set[str] = set()
+    for name, field in model.model_fields.items():
+        path = f"{prefix}{name}"
+        paths.add(path)
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            paths |= _setting_paths(annotation, f"{path}__")
+    return paths
+

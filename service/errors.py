@@ -1,0 +1,101 @@
+"""The error tree of Mnemograph and the envelope of CONTRACT §2.
+
+Every failure a user can see is a `MnemographError`; `error_envelope` turns it into JSON.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+
+class MnemographError(Exception):
+    """Base of all errors that reach a client, with its `error_type` and HTTP status."""
+
+    error_type: ClassVar[str] = "internal"
+    http_status: ClassVar[int] = 500
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidParameter(MnemographError):
+    error_type = "invalid_parameter"
+    http_status = 400
+
+
+class NotFound(MnemographError):
+    error_type = "not_found"
+    http_status = 404
+
+
+class Conflict(MnemographError):
+    error_type = "conflict"
+    http_status = 409
+
+
+class PayloadTooLarge(MnemographError):
+    error_type = "payload_too_large"
+    http_status = 413
+
+
+class Unauthorized(MnemographError):
+    error_type = "unauthorized"
+    http_status = 401
+
+
+class Forbidden(MnemographError):
+    error_type = "forbidden"
+    http_status = 403
+
+
+class MemoryDisabled(MnemographError):
+    error_type = "memory_disabled"
+    http_status = 503
+
+
+class BackendUnavailable(MnemographError):
+    """A store or the embedder did not answer (after retries where retries make sense)."""
+
+    error_type = "backend_unavailable"
+    http_status = 503
+
+    def __init__(self, backend: str, detail: str = "") -> None:
+        suffix = f": {detail}" if detail else ""
+        super().__init__(f"{backend} is unavailable{suffix}")
+        self.backend = backend
+
+
+class InternalError(MnemographError):
+    """A bug: the message carries a request id and never a stack trace."""
+
+    def __init__(self, request_id: str | None = None) -> None:
+        self.request_id = request_id or uuid.uuid4().hex[:12]
+        super().__init__(f"Internal error (request id {self.request_id})")
+
+
+def error_envelope(error: MnemographError, empty_lists: Sequence[str] = ()) -> dict[str, Any]:
+    """The failure JSON of CONTRACT §2; `empty_lists` names the tool's list fields to add empty."""
+    envelope: dict[str, Any] = {
+        "success": False,
+        "error_type": error.error_type,
+        "message": error.message,
+        "error": error.message,
+    }
+    for name in empty_lists:
+        envelope[name] = []
+    return envelope
+
+
+def invalid_from_validation(errors: Sequence[Any]) -> InvalidParameter:
+    """Turn pydantic validation errors into one `InvalidParameter` naming the first bad parameter."""
+    first = errors[0]
+    location = [str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path")]
+    name = ".".join(location) or "request"
+    if first.get("type") == "missing":
+        return InvalidParameter(f"Missing required parameter '{name}'")
+    value = first.get("input")
+    shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+    return InvalidParameter(f"Invalid {name} value: {shown}. {first.get('msg', 'Invalid value')}")
