@@ -1,0 +1,3 @@
+UNWIND $ids AS id
+MATCH (m:Memory {id: id})
+RETURN m.id AS id

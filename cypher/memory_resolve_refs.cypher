@@ -1,0 +1,9 @@
+// Memories of a namespace named by id ($ids) or by key ($keys); index seeks on both branches.
+UNWIND $ids AS ref
+MATCH (m:Memory {id: ref})
+WHERE m.namespace = $namespace
+RETURN ref, m.id AS id, m.key AS key
+UNION
+UNWIND $keys AS ref
+MATCH (m:Memory {namespace: $namespace, key: ref})
+RETURN ref, m.id AS id, m.key AS key

@@ -1,0 +1,2 @@
+MATCH (s:SchemaMigration {name: $name})
+RETURN s.checksum AS checksum

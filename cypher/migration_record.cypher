@@ -1,0 +1,2 @@
+MERGE (s:SchemaMigration {name: $name})
+SET s.checksum = $checksum, s.applied_at = datetime()

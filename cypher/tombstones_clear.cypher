@@ -1,0 +1,3 @@
+UNWIND $ids AS id
+MATCH (t:VectorTombstone {id: id})
+DELETE t

@@ -1,0 +1,3 @@
+MATCH (t:VectorTombstone)
+RETURN t.id AS id
+LIMIT $limit

@@ -1,0 +1,178 @@
+"""The `mnemograph` command: serve, mcp (stdio), migrate, reconcile, index, and local Neo4j.
+
+Output for people goes to stderr; `mcp` keeps stdout for the protocol.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import ipaddress
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict
+
+from service.config import Settings, load_settings
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        settings = load_settings()
+    except Exception as exc:
+        print(f"Invalid configuration: {exc}", file=sys.stderr)
+        return 2
+    from service.app import configure_logging
+
+    configure_logging(settings)
+    handler = args.handler
+    return int(handler(settings, args) or 0)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mnemograph", description="Graph-backed memory service for AI agents."
+    )
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+    commands.add_parser("serve", help="run the HTTP API and MCP at /mcp").set_defaults(
+        handler=_serve
+    )
+    commands.add_parser("mcp", help="run the MCP server on stdio").set_defaults(handler=_mcp)
+    commands.add_parser("migrate", help="apply Neo4j schema migrations").set_defaults(
+        handler=_migrate
+    )
+    reconcile = commands.add_parser("reconcile", help="repair Neo4j/Qdrant after a crash")
+    reconcile.add_argument(
+        "--full", action="store_true", help="also compare every id in both stores"
+    )
+    reconcile.set_defaults(handler=_reconcile)
+    commands.add_parser(
+        "index", help="build the embedded Qdrant HNSW index now (service stopped)"
+    ).set_defaults(handler=_index)
+    neo4j = commands.add_parser("neo4j", help="manage the local Neo4j server")
+    neo4j.add_argument("action", choices=["start", "stop", "status"])
+    neo4j.set_defaults(handler=_neo4j)
+    return parser
+
+
+def _serve(settings: Settings, _: argparse.Namespace) -> int:
+    import uvicorn
+
+    from service.http_api import create_app
+
+    if not settings.auth.api_keys and not settings.auth.allow_anonymous:
+        if not _is_loopback(settings.http.host):
+            print(
+                f"Refusing to listen on {settings.http.host} without API keys. Configure "
+                "MNEMO_AUTH__API_KEYS, or set MNEMO_AUTH__ALLOW_ANONYMOUS=true.",
+                file=sys.stderr,
+            )
+            return 2
+    uvicorn.run(
+        create_app(settings),
+        host=settings.http.host,
+        port=settings.http.port,
+        log_level=settings.log_level.lower(),
+        limit_concurrency=512,
+        timeout_graceful_shutdown=10,
+    )
+    return 0
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _mcp(settings: Settings, _: argparse.Namespace) -> int:
+    from service.app import open_runtime
+    from service.mcp_server import RuntimeRef, build_mcp_server
+
+    async def run() -> None:
+        ref = RuntimeRef()
+        server = build_mcp_server(ref, settings.mcp.tool_prefix)
+        async with open_runtime(settings) as runtime:
+            ref.set(runtime)
+            await server.run_stdio_async()
+
+    asyncio.run(run())
+    return 0
+
+
+def _migrate(settings: Settings, _: argparse.Namespace) -> int:
+    from service.app import neo4j_uri
+    from service.graph_store import CypherLibrary, GraphStore
+
+    async def run() -> list[str]:
+        graph = GraphStore(settings.neo4j, neo4j_uri(settings), CypherLibrary())
+        try:
+            return await graph.migrate()
+        finally:
+            await graph.close()
+
+    applied = asyncio.run(run())
+    print(f"applied: {', '.join(applied) or 'nothing (schema is up to date)'}", file=sys.stderr)
+    return 0
+
+
+def _reconcile(settings: Settings, args: argparse.Namespace) -> int:
+    from service.app import open_runtime
+
+    async def run() -> dict[str, int]:
+        async with open_runtime(settings) as runtime:
+            return asdict(await runtime.memories.reconcile(full=args.full))
+
+    print(json.dumps(asyncio.run(run())))
+    return 0
+
+
+def _index(settings: Settings, _: argparse.Namespace) -> int:
+    from service.app import open_runtime
+    from service.vector_store import EdgeVectorStore
+
+    async def run() -> None:
+        async with open_runtime(settings) as runtime:
+            if not isinstance(runtime.vectors, EdgeVectorStore):
+                print("A Qdrant server builds its own index; nothing to do.", file=sys.stderr)
+                return
+            print("Building the HNSW index...", file=sys.stderr)
+            await runtime.vectors.build_index()
+            status = await runtime.vectors.status()
+            print(f"indexed {status.indexed} of {status.points} vectors", file=sys.stderr)
+
+    asyncio.run(run())
+    return 0
+
+
+def _neo4j(settings: Settings, args: argparse.Namespace) -> int:
+    from service.neo4j_local import LocalNeo4j, LocalNeo4jError
+
+    local = LocalNeo4j(settings.neo4j, settings.data_dir)
+    try:
+        if args.action == "start":
+            status = local.start()
+            print(f"Neo4j running (pid {status.pid}) at {status.bolt_uri}", file=sys.stderr)
+            print(f"Neo4j Browser: {status.browser_url}", file=sys.stderr)
+        elif args.action == "stop":
+            stopped = local.stop()
+            print("Neo4j stopped" if stopped else "Neo4j was not running", file=sys.stderr)
+        else:
+            status = local.status()
+            state = "running" if status.running else "stopped"
+            print(json.dumps({"state": state, "pid": status.pid, "bolt": status.bolt_uri,
+                              "browser": status.browser_url, "home": str(status.home)}))
+            return 0 if status.running else 3
+    except LocalNeo4jError as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

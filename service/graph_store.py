@@ -1,0 +1,222 @@
+"""Neo4j access: named Cypher from `cypher/`, schema migrations, and driver error translation.
+
+The only module that imports `neo4j`. Values leave it as plain Python (datetimes are aware UTC).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, LiteralString, NoReturn, TypeVar, cast
+
+from neo4j import AsyncGraphDatabase, AsyncManagedTransaction, Query, RoutingControl
+from neo4j import exceptions as neo4j_errors
+from neo4j import time as neo4j_time
+
+from service.config import Neo4jSettings
+from service.errors import BackendUnavailable, Conflict, MnemographError
+
+log = logging.getLogger(__name__)
+
+CYPHER_ROOT = Path(__file__).resolve().parent.parent / "cypher"
+T = TypeVar("T")
+Row = dict[str, Any]
+
+
+class CypherLibrary:
+    """Every statement of `cypher/*.cypher` by file name; loaded once, a missing name fails fast."""
+
+    def __init__(self, root: Path = CYPHER_ROOT) -> None:
+        if not root.is_dir():
+            raise FileNotFoundError(f"Cypher folder not found: {root}")
+        self.root = root
+        self._queries = {path.stem: _literal(path.read_text()) for path in root.glob("*.cypher")}
+
+    def text(self, name: str) -> LiteralString:
+        try:
+            return self._queries[name]
+        except KeyError:
+            raise KeyError(f"no Cypher statement named {name!r} in {self.root}") from None
+
+    def query(self, name: str) -> Query:
+        """The statement tagged with its name (visible in Neo4j's query log)."""
+        return Query(self.text(name), metadata={"query": name})
+
+    def migrations(self) -> list[tuple[str, list[LiteralString]]]:
+        """Schema files in order, each split into its statements."""
+        result: list[tuple[str, list[LiteralString]]] = []
+        for path in sorted((self.root / "schema").glob("*.cypher")):
+            statements = [
+                _literal(part.strip())
+                for part in _strip_comments(path.read_text()).split(";")
+                if part.strip()
+            ]
+            result.append((path.stem, statements))
+        return result
+
+
+def _literal(text: str) -> LiteralString:
+    """The one sanctioned cast: Cypher comes from the project's own files, never from users."""
+    return cast(LiteralString, text)
+
+
+def _strip_comments(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
+
+
+@dataclass(frozen=True)
+class Tx:
+    """A managed transaction that runs named statements."""
+
+    _tx: AsyncManagedTransaction
+    _library: CypherLibrary
+
+    async def run(self, query: str, /, **params: Any) -> list[Row]:
+        result = await self._tx.run(self._library.text(query), params)
+        return [_plain(record.data()) for record in [r async for r in result]]
+
+
+class GraphStore:
+    """An async Neo4j driver bound to one database and the Cypher library."""
+
+    def __init__(self, settings: Neo4jSettings, uri: str, library: CypherLibrary) -> None:
+        self._settings = settings
+        self._uri = uri
+        self._library = library
+        password = settings.password.get_secret_value()
+        self._driver = AsyncGraphDatabase.driver(
+            uri,
+            auth=(settings.user, password) if password else None,
+            max_connection_pool_size=50,
+            connection_acquisition_timeout=10.0,
+            connection_timeout=5.0,
+        )
+
+    @property
+    def uri(self) -> str:
+        return self._uri
+
+    async def close(self) -> None:
+        await self._driver.close()
+
+    async def check(self) -> None:
+        """Raise `BackendUnavailable` unless Neo4j answers a trivial query."""
+        await self.read("health_check")
+
+    async def read(self, query: str, /, **params: Any) -> list[Row]:
+        return await self._execute(query, params, RoutingControl.READ)
+
+    async def write(self, query: str, /, **params: Any) -> list[Row]:
+        return await self._execute(query, params, RoutingControl.WRITE)
+
+    async def _execute(
+        self, name: str, params: Mapping[str, Any], routing: RoutingControl
+    ) -> list[Row]:
+        started = time.perf_counter()
+        try:
+            records, _, _ = await self._driver.execute_query(
+                self._library.query(name),
+                dict(params),
+                database_=self._settings.database,
+                routing_=routing,
+            )
+        except Exception as exc:
+            _reraise(exc)
+        log.debug("query %s took %.1f ms", name, (time.perf_counter() - started) * 1000)
+        return [_plain(record.data()) for record in records]
+
+    async def transaction(self, work: Callable[[Tx], Awaitable[T]]) -> T:
+        """Run `work` in one managed write transaction (retried by the driver if transient)."""
+
+        async def unit(tx: AsyncManagedTransaction) -> T:
+            return await work(Tx(tx, self._library))
+
+        try:
+            async with self._driver.session(database=self._settings.database) as session:
+                return await session.execute_write(unit)
+        except MnemographError:
+            raise
+        except Exception as exc:
+            _reraise(exc)
+
+    async def explain(self, query_name: str, /, **params: Any) -> dict[str, Any]:
+        """The EXPLAIN plan of a named statement (operators and their details)."""
+        query = self._library.query(query_name)
+        text = _literal("EXPLAIN " + str(query.text))
+        async with self._driver.session(database=self._settings.database) as session:
+            result = await session.run(text, params)
+            summary = await result.consume()
+        return cast(dict[str, Any], summary.plan or {})
+
+    async def migrate(self) -> list[str]:
+        """Apply schema files whose checksum is not recorded yet; idempotent."""
+        applied: list[str] = []
+        for name, statements in self._library.migrations():
+            checksum = hashlib.sha256("\n;".join(statements).encode()).hexdigest()
+            rows = await self.read("migration_applied", name=name)
+            if rows and rows[0]["checksum"] == checksum:
+                continue
+            for statement in statements:
+                try:
+                    async with self._driver.session(database=self._settings.database) as session:
+                        await (await session.run(statement)).consume()
+                except Exception as exc:
+                    _reraise(exc)
+            await self.write("migration_record", name=name, checksum=checksum)
+            applied.append(name)
+            log.info("applied schema migration %s", name)
+        await self._await_indexes()
+        return applied
+
+    async def _await_indexes(self) -> None:
+        async with self._driver.session(database=self._settings.database) as session:
+            await (await session.run("CALL db.awaitIndexes(300)")).consume()
+
+    async def index_states(self) -> dict[str, str]:
+        """Name → state (ONLINE, POPULATING, FAILED) of every index."""
+        async with self._driver.session(database=self._settings.database) as session:
+            result = await session.run("SHOW INDEXES YIELD name, state RETURN name, state")
+            return {record["name"]: record["state"] async for record in result}
+
+
+def _reraise(exc: Exception) -> NoReturn:
+    translated = _translate(exc)
+    if translated is exc:
+        raise exc
+    raise translated from exc
+
+
+def _translate(exc: Exception) -> Exception:
+    """A driver exception as the error a client sees; unknown ones stay as they are."""
+    if isinstance(exc, MnemographError):
+        return exc
+    if isinstance(exc, neo4j_errors.ConstraintError):
+        return Conflict(f"A memory with that key already exists ({exc.message})")
+    if isinstance(
+        exc,
+        neo4j_errors.ServiceUnavailable
+        | neo4j_errors.SessionExpired
+        | neo4j_errors.AuthError
+        | neo4j_errors.TransientError
+        | OSError,
+    ):
+        return BackendUnavailable("neo4j", type(exc).__name__)
+    return exc
+
+
+def _plain(value: Any) -> Any:
+    """Neo4j values to plain Python: temporal types become aware `datetime`."""
+    if isinstance(value, neo4j_time.DateTime):
+        native: datetime = value.to_native()
+        return native
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in cast(dict[str, Any], value).items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in cast(list[Any], value)]
+    return value
+

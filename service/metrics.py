@@ -1,0 +1,23 @@
+"""Prometheus metrics of the service: requests, latencies and backend readiness."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from prometheus_client import Counter, Gauge, Histogram
+
+REQUESTS = Counter(
+    "mnemograph_http_requests_total", "HTTP requests by route and status", ["method", "route", "status"]
+)
+REQUEST_LATENCY = Histogram(
+    "mnemograph_http_request_seconds",
+    "HTTP request latency by route",
+    ["method", "route"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+)
+BACKEND_READY = Gauge("mnemograph_backend_ready", "1 when the backend answered /readyz", ["backend"])
+
+
+def observe_readiness(checks: Mapping[str, Mapping[str, str]]) -> None:
+    for backend, check in checks.items():
+        BACKEND_READY.labels(backend).set(1 if check.get("status") == "ok" else 0)

@@ -1,0 +1,187 @@
+"""The Memory and Link objects of CONTRACT §1: input validation and the pure derivations.
+
+Key derivation, summary derivation, `<private>` redaction, sizes and the output shapes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from datetime import UTC, datetime
+from typing import Annotated, Any, Self
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+
+from service.sorting import combined_score
+
+KEY_PATTERN = r"^[^\s/\x00-\x1f\x7f]{1,512}$"
+TYPE_PATTERN = r"^[a-z0-9_-]{1,64}$"
+LINK_TYPE_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+REDACTED = "[REDACTED]"
+SUMMARY_DERIVED_CHARS = 200
+MAX_SUMMARY_CHARS = 2000
+BYTES_PER_LINK = 64
+
+_PRIVATE_SPAN = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
+
+MemoryKey = Annotated[str, StringConstraints(pattern=KEY_PATTERN)]
+Tag = Annotated[str, StringConstraints(min_length=1, max_length=64)]
+
+
+class LinkSpec(BaseModel):
+    """A link to create with a save: the target by `key` or `id`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: MemoryKey | None = Field(default=None, description="Target memory key.")
+    id: str | None = Field(default=None, description="Target memory id.")
+    weight: float = Field(default=0.5, ge=0.0, le=1.0, description="Link weight 0–1.")
+    type: Annotated[str, StringConstraints(pattern=LINK_TYPE_PATTERN)] = Field(
+        default="related", description="Link type."
+    )
+    term: Annotated[str, StringConstraints(max_length=128)] | None = Field(
+        default=None, description="Optional short label."
+    )
+
+    @model_validator(mode="after")
+    def _one_target(self) -> Self:
+        if (self.key is None) == (self.id is None):
+            raise ValueError("each link needs exactly one of 'key' or 'id'")
+        return self
+
+    @property
+    def target(self) -> str:
+        return self.key if self.key is not None else str(self.id)
+
+
+class SaveInput(BaseModel):
+    """Parameters of memory_save (and the body of POST /v1/memories)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    content: Annotated[str, StringConstraints(min_length=1)]
+    title: Annotated[str, StringConstraints(max_length=512)] = ""
+    type: Annotated[str, StringConstraints(pattern=TYPE_PATTERN)] = "note"
+    key: MemoryKey | None = None
+    summary: Annotated[str, StringConstraints(max_length=MAX_SUMMARY_CHARS)] | None = None
+    tags: Annotated[list[Tag], Field(max_length=32)] = Field(default_factory=list[str])
+    score: Annotated[float, Field(ge=0.0, le=100.0)] | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict[str, Any])
+    session_id: Annotated[str, StringConstraints(min_length=1, max_length=128)] | None = None
+    links: list[LinkSpec] = Field(default_factory=list[LinkSpec])
+    id: Annotated[str, StringConstraints(pattern=UUID_PATTERN)] | None = None
+
+
+def redact(text: str) -> str:
+    """Replace `<private>…</private>` spans (an unclosed one runs to the end) by `[REDACTED]`."""
+    return _PRIVATE_SPAN.sub(REDACTED, text)
+
+
+def derive_summary(content: str) -> str:
+    """The first ~200 characters of the content, cut at a word boundary, with `…` when cut."""
+    flat = " ".join(content.split())
+    if len(flat) <= SUMMARY_DERIVED_CHARS:
+        return flat
+    cut = flat[:SUMMARY_DERIVED_CHARS]
+    space = cut.rfind(" ")
+    if space > SUMMARY_DERIVED_CHARS // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.") + "…"
+
+
+def slugify(text: str, max_chars: int = 48) -> str:
+    """Lower-case ASCII words joined by `-`; `untitled` when nothing is left."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    return slug[:max_chars].rstrip("-") or "untitled"
+
+
+def derive_key(memory_type: str, title: str, content: str, memory_id: str) -> str:
+    """`<type>:<slug(title)>:<8 hex of id>`; the content's first words stand in for no title."""
+    source = title or " ".join(content.split()[:6])
+    return f"{memory_type}:{slugify(source)}:{memory_id.replace('-', '')[:8]}"
+
+
+def utf8_len(text: str | None) -> int:
+    return len(text.encode("utf-8")) if text else 0
+
+
+def metadata_json(metadata: dict[str, Any]) -> str:
+    return json.dumps(metadata, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def memory_size_bytes(fields: dict[str, Any], dimensions: int) -> int:
+    """Logical size of one memory (CONTRACT §4 memory_stats), links excluded."""
+    texts = ("key", "type", "title", "summary", "content", "session_id", "metadata_json")
+    size = sum(utf8_len(fields.get(name)) for name in texts)
+    size += sum(utf8_len(tag) for tag in fields.get("tags") or [])
+    return size + 4 * dimensions
+
+
+def embedding_text(title: str, content: str) -> str:
+    return f"{title}\n\n{content}" if title else content
+
+
+def content_hash(text: str, payload: dict[str, Any], model: str) -> str:
+    """Changes whenever the vector or its Qdrant payload must be rewritten."""
+    material = json.dumps([model, text, payload], ensure_ascii=False, sort_keys=True)
+    return hashlib.sha256(material.encode("utf-8")).hexdigest()
+
+
+def iso_ms(value: datetime | None) -> str | None:
+    """ISO-8601 UTC with milliseconds, e.g. `2026-01-10T12:00:00.000Z`."""
+    if value is None:
+        return None
+    utc = value.astimezone(UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+
+
+def epoch_ms(value: datetime) -> int:
+    return int(value.timestamp() * 1000)
+
+
+def now_utc() -> datetime:
+    """Now, truncated to milliseconds (what is stored and shown)."""
+    now = datetime.now(UTC)
+    return now.replace(microsecond=(now.microsecond // 1000) * 1000)
+
+
+def link_view(link: dict[str, Any]) -> dict[str, Any]:
+    """A Link as clients see it (§1): the target's id/key/summary/score and the edge's fields."""
+    return {
+        "id": link["id"],
+        "key": link["key"],
+        "type": link["type"],
+        "term": link.get("term"),
+        "weight": link["weight"],
+        "score": link.get("score"),
+        "combined_score": round(combined_score(link["weight"], link.get("score")), 4),
+        "summary": link.get("summary"),
+        "created_at": iso_ms(link.get("created_at")),
+    }
+
+
+def memory_view(memory: dict[str, Any], links: list[dict[str, Any]]) -> dict[str, Any]:
+    """A full Memory (§1) from a stored row and its already filtered and ordered links."""
+    metadata = memory.get("metadata_json")
+    return {
+        "id": memory["id"],
+        "key": memory["key"],
+        "namespace": memory["namespace"],
+        "type": memory["type"],
+        "title": memory.get("title") or "",
+        "summary": memory.get("summary") or "",
+        "content": memory.get("content") or "",
+        "tags": list(memory.get("tags") or []),
+        "score": memory.get("score"),
+        "metadata": json.loads(metadata) if metadata else {},
+        "session_id": memory.get("session_id"),
+        "created_at": iso_ms(memory.get("created_at")),
+        "updated_at": iso_ms(memory.get("updated_at")),
+        "accessed_at": iso_ms(memory.get("accessed_at")),
+        "access_count": memory.get("access_count") or 0,
+        "links": [link_view(link) for link in links],
+    }
