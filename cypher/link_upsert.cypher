@@ -3,6 +3,6 @@ MATCH (source:Memory {id: $source_id})
 UNWIND $links AS link
 MATCH (target:Memory {id: link.target_id})
 MERGE (source)-[r:LINK {type: link.type}]->(target)
-ON CREATE SET r.created_at = datetime($now), r.seq = link.seq
+ON CREATE SET r.created_at = $now, r.seq = link.seq
 SET r.weight = link.weight, r.term = link.term
 RETURN count(r) AS linked

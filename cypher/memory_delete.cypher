@@ -3,7 +3,7 @@ UNWIND $ids AS id
 MATCH (m:Memory {id: id})
 WHERE m.namespace = $namespace
 MERGE (t:VectorTombstone {id: m.id})
-SET t.namespace = m.namespace, t.created_at = datetime($now)
+SET t.namespace = m.namespace, t.created_at = $now
 WITH m, m.id AS id, m.key AS key
 DETACH DELETE m
 RETURN id, key

@@ -2,7 +2,7 @@
 UNWIND $ids AS id
 MATCH (m:Memory {id: id})
 WHERE m.namespace = $namespace
-SET m.accessed_at = datetime($now), m.access_count = coalesce(m.access_count, 0) + 1
+SET m.accessed_at = $now, m.access_count = coalesce(m.access_count, 0) + 1
 WITH m
 CALL (m) {
   OPTIONAL MATCH (m)-[r:LINK]->(t:Memory)

@@ -95,6 +95,7 @@ class GraphStore:
             max_connection_pool_size=50,
             connection_acquisition_timeout=10.0,
             connection_timeout=5.0,
+            notifications_min_severity="OFF",
         )
 
     @property

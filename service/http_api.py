@@ -30,7 +30,7 @@ from service.errors import (
 )
 from service.mcp_server import RuntimeRef, build_mcp_server
 from service.metrics import REQUEST_LATENCY, REQUESTS, observe_readiness
-from service.models import LinkSpec, SaveInput
+from service.models import LinkType, SaveInput, Term, Weight
 from service.sorting import parse_sort_links
 
 log = logging.getLogger(__name__)
@@ -49,9 +49,9 @@ class GetBody(BaseModel):
 class LinkBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    weight: float = Field(default=0.5, ge=0.0, le=1.0)
-    type: str = "related"
-    term: str | None = None
+    weight: Weight = 0.5
+    type: LinkType = "related"
+    term: Term | None = None
 
 
 def _runtime(request: Request) -> Runtime:
@@ -198,9 +198,8 @@ def create_app(settings: Settings) -> FastAPI:
         """memory_link: create or update the link (body: weight, type, term)."""
         who.require("writer")
         link = body or LinkBody()
-        spec = LinkSpec(id=target, weight=link.weight, type=link.type, term=link.term)
         return await rt.memories.link(
-            who.namespace_for(namespace), ref, target, spec.weight, spec.type, spec.term
+            who.namespace_for(namespace), ref, target, link.weight, link.type, link.term
         )
 
     @app.delete("/v1/memories/{ref}/links/{target}", tags=["links"])

@@ -26,7 +26,22 @@ from service.errors import (
     error_envelope,
     invalid_from_validation,
 )
-from service.models import LinkSpec, SaveInput
+from service.models import (
+    Content,
+    LinkSpec,
+    LinkType,
+    MemoryId,
+    MemoryKey,
+    MemoryType,
+    SaveInput,
+    Score,
+    SessionId,
+    Summary,
+    Tags,
+    Term,
+    Title,
+    Weight,
+)
 from service.sorting import parse_sort_links
 
 log = logging.getLogger(__name__)
@@ -142,38 +157,38 @@ def build_mcp_server(ref: RuntimeRef, prefix: str = "") -> MCPServer[Any]:
     async def memory_save(
         ctx: Context[Any],
         content: Annotated[
-            str,
+            Content,
             Field(
                 description="The memory text (≤ 100 KB). <private>…</private> spans are redacted.",
                 examples=["Decided to use sql.js for zero native deps"],
             ),
         ],
-        title: Annotated[str, Field(description="Short title (≤ 512 chars).")] = "",
+        title: Annotated[Title, Field(description="Short title (≤ 512 chars).")] = "",
         type: Annotated[
-            str,
+            MemoryType,
             Field(
                 description="Memory type, [a-z0-9_-]{1,64}.",
                 examples=["decision", "design", "bugfix", "feature", "observation"],
             ),
         ] = "note",
         key: Annotated[
-            str | None,
+            MemoryKey | None,
             Field(description="Unique key in the namespace (upsert by key); derived when absent."),
         ] = None,
         summary: Annotated[
-            str | None, Field(description="≤ 2,000 chars; derived from content when absent.")
+            Summary | None, Field(description="≤ 2,000 chars; derived from content when absent.")
         ] = None,
         tags: Annotated[
-            list[str] | None, Field(description="≤ 32 tags of ≤ 64 chars.", examples=[["arch"]])
+            Tags | None, Field(description="≤ 32 tags of ≤ 64 chars.", examples=[["arch"]])
         ] = None,
         score: Annotated[
-            float | None, Field(description="Importance 0–100; null means unknown.")
+            Score | None, Field(description="Importance 0–100; null means unknown.")
         ] = None,
         metadata: Annotated[
             dict[str, Any] | None, Field(description="Any JSON object ≤ 16 KB.")
         ] = None,
         session_id: Annotated[
-            str | None, Field(description="The agent session this memory belongs to.")
+            SessionId | None, Field(description="The agent session this memory belongs to.")
         ] = None,
         links: Annotated[
             list[LinkSpec] | None,
@@ -183,7 +198,8 @@ def build_mcp_server(ref: RuntimeRef, prefix: str = "") -> MCPServer[Any]:
             ),
         ] = None,
         id: Annotated[
-            str | None, Field(description="UUID to use when creating (server-generated otherwise).")
+            MemoryId | None,
+            Field(description="UUID to use when creating (server-generated otherwise)."),
         ] = None,
         namespace: Namespace = None,
     ) -> CallToolResult:
@@ -230,9 +246,9 @@ def build_mcp_server(ref: RuntimeRef, prefix: str = "") -> MCPServer[Any]:
         ctx: Context[Any],
         from_: Annotated[str, Field(validation_alias="from", description="Source memory id or key.")],
         to: Annotated[str, Field(description="Target memory id or key.")],
-        weight: Annotated[float, Field(description="Link weight 0–1.")] = 0.5,
-        type: Annotated[str, Field(description="Link type.")] = "related",
-        term: Annotated[str | None, Field(description="Optional short label.")] = None,
+        weight: Annotated[Weight, Field(description="Link weight 0–1.")] = 0.5,
+        type: Annotated[LinkType, Field(description="Link type.")] = "related",
+        term: Annotated[Term | None, Field(description="Optional short label.")] = None,
         remove: Annotated[bool, Field(description="Remove the link instead.")] = False,
         namespace: Namespace = None,
     ) -> CallToolResult:
@@ -240,10 +256,8 @@ def build_mcp_server(ref: RuntimeRef, prefix: str = "") -> MCPServer[Any]:
 
         async def call(runtime: Runtime, principal: Principal) -> dict[str, Any]:
             principal.require("writer")
-            spec = LinkSpec(id=to, weight=weight, type=type, term=term)
             return await runtime.memories.link(
-                principal.namespace_for(namespace), from_, to, spec.weight, spec.type,
-                spec.term, remove,
+                principal.namespace_for(namespace), from_, to, weight, type, term, remove
             )
 
         return await run("memory_link", ctx, call)

@@ -11,6 +11,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from service.config import Settings
@@ -64,7 +65,7 @@ class _SavePlan:
     id: str
     key: str
     created: bool
-    created_at_ms: int
+    created_at: datetime
     fields: dict[str, Any]
     hash: str
     vector_text: str
@@ -159,7 +160,7 @@ class MemoryService:
         content = redact(data.content)
         key = data.key or (existing["key"] if existing else None)
         key = key or derive_key(data.type, title, content, memory_id)
-        created_at_ms = epoch_ms(existing["created_at"]) if existing else epoch_ms(now_utc())
+        created_at = existing["created_at"] if existing else now_utc()
         summary = redact(data.summary) if data.summary is not None else derive_summary(content)
         fields: dict[str, Any] = {
             "namespace": namespace,
@@ -183,13 +184,13 @@ class MemoryService:
             "type": data.type,
             "tags": fields["tags"],
             "key": key,
-            "created_at": created_at_ms,
+            "created_at": epoch_ms(created_at),
         }
         return _SavePlan(
             id=memory_id,
             key=key,
             created=existing is None,
-            created_at_ms=created_at_ms,
+            created_at=created_at,
             fields=fields,
             hash=content_hash(text, payload, self.embedder.model),
             vector_text=text,
@@ -209,6 +210,7 @@ class MemoryService:
             "memory_upsert",
             id=plan.id,
             now=now_utc(),
+            created_at=plan.created_at,
             content_hash=plan.hash,
             **fields,
         )
@@ -233,7 +235,7 @@ class MemoryService:
             type=plan.fields["type"],
             tags=tuple(plan.fields["tags"]),
             key=plan.key,
-            created_at_ms=plan.created_at_ms,
+            created_at_ms=epoch_ms(plan.created_at),
         )
 
     # -- get ------------------------------------------------------------------------------

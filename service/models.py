@@ -29,6 +29,17 @@ _PRIVATE_SPAN = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.
 
 MemoryKey = Annotated[str, StringConstraints(pattern=KEY_PATTERN)]
 Tag = Annotated[str, StringConstraints(min_length=1, max_length=64)]
+Content = Annotated[str, StringConstraints(min_length=1)]
+Title = Annotated[str, StringConstraints(max_length=512)]
+MemoryType = Annotated[str, StringConstraints(pattern=TYPE_PATTERN)]
+Summary = Annotated[str, StringConstraints(max_length=MAX_SUMMARY_CHARS)]
+Tags = Annotated[list[Tag], Field(max_length=32)]
+Score = Annotated[float, Field(ge=0.0, le=100.0)]
+SessionId = Annotated[str, StringConstraints(min_length=1, max_length=128)]
+MemoryId = Annotated[str, StringConstraints(pattern=UUID_PATTERN)]
+LinkType = Annotated[str, StringConstraints(pattern=LINK_TYPE_PATTERN)]
+Term = Annotated[str, StringConstraints(max_length=128)]
+Weight = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
 class LinkSpec(BaseModel):
@@ -38,13 +49,9 @@ class LinkSpec(BaseModel):
 
     key: MemoryKey | None = Field(default=None, description="Target memory key.")
     id: str | None = Field(default=None, description="Target memory id.")
-    weight: float = Field(default=0.5, ge=0.0, le=1.0, description="Link weight 0–1.")
-    type: Annotated[str, StringConstraints(pattern=LINK_TYPE_PATTERN)] = Field(
-        default="related", description="Link type."
-    )
-    term: Annotated[str, StringConstraints(max_length=128)] | None = Field(
-        default=None, description="Optional short label."
-    )
+    weight: Weight = Field(default=0.5, description="Link weight 0–1.")
+    type: LinkType = Field(default="related", description="Link type.")
+    term: Term | None = Field(default=None, description="Optional short label.")
 
     @model_validator(mode="after")
     def _one_target(self) -> Self:
@@ -62,17 +69,17 @@ class SaveInput(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    content: Annotated[str, StringConstraints(min_length=1)]
-    title: Annotated[str, StringConstraints(max_length=512)] = ""
-    type: Annotated[str, StringConstraints(pattern=TYPE_PATTERN)] = "note"
+    content: Content
+    title: Title = ""
+    type: MemoryType = "note"
     key: MemoryKey | None = None
-    summary: Annotated[str, StringConstraints(max_length=MAX_SUMMARY_CHARS)] | None = None
-    tags: Annotated[list[Tag], Field(max_length=32)] = Field(default_factory=list[str])
-    score: Annotated[float, Field(ge=0.0, le=100.0)] | None = None
+    summary: Summary | None = None
+    tags: Tags = Field(default_factory=list[str])
+    score: Score | None = None
     metadata: dict[str, Any] = Field(default_factory=dict[str, Any])
-    session_id: Annotated[str, StringConstraints(min_length=1, max_length=128)] | None = None
+    session_id: SessionId | None = None
     links: list[LinkSpec] = Field(default_factory=list[LinkSpec])
-    id: Annotated[str, StringConstraints(pattern=UUID_PATTERN)] | None = None
+    id: MemoryId | None = None
 
 
 def redact(text: str) -> str:

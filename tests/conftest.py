@@ -1,0 +1,94 @@
+"""Test session: a real Neo4j (started here on free ports, or MNEMO_TEST_NEO4J_URI), the real
+embedder, Qdrant Edge and qdrant-client local mode; every test gets a fresh namespace."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from qdrant_client import AsyncQdrantClient
+
+from service.config import Neo4jSettings, Settings, load_settings
+from service.embeddings import LocalMiniLM
+from service.graph_store import CypherLibrary, GraphStore
+from service.memory_service import MemoryService
+from service.neo4j_local import LocalNeo4j, free_port
+from service.vector_store import EdgeVectorStore, ServerVectorStore
+
+
+@pytest.fixture(scope="session")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("mnemo-data")
+
+
+@pytest.fixture(scope="session")
+def neo4j_settings(data_dir: Path) -> Iterator[Neo4jSettings]:
+    """A real Neo4j for the whole session: an external one, or a local one on free ports."""
+    external = os.environ.get("MNEMO_TEST_NEO4J_URI")
+    if external:
+        yield Neo4jSettings(
+            uri=external,
+            user=os.environ.get("MNEMO_TEST_NEO4J_USER", "neo4j"),
+            password=os.environ.get("MNEMO_TEST_NEO4J_PASSWORD", ""),
+        )
+        return
+    settings = Neo4jSettings(bolt_port=free_port(), http_port=free_port(), heap="1g")
+    local = LocalNeo4j(settings, data_dir)
+    status = local.start(timeout_s=240)
+    try:
+        yield settings.model_copy(update={"uri": status.bolt_uri})
+    finally:
+        local.stop()
+
+
+@pytest.fixture(scope="session")
+def settings(data_dir: Path, neo4j_settings: Neo4jSettings) -> Settings:
+    return load_settings(data_dir=data_dir, neo4j=neo4j_settings)
+
+
+@pytest_asyncio.fixture(scope="session")
+async def graph(settings: Settings) -> AsyncIterator[GraphStore]:
+    store = GraphStore(settings.neo4j, settings.neo4j.uri, CypherLibrary())
+    await store.migrate()
+    yield store
+    await store.close()
+
+
+@pytest.fixture(scope="session")
+def embedder() -> LocalMiniLM:
+    return LocalMiniLM()
+
+
+@pytest_asyncio.fixture(scope="session")
+async def edge_store(data_dir: Path, embedder: LocalMiniLM) -> AsyncIterator[EdgeVectorStore]:
+    store = EdgeVectorStore(data_dir / "edge-session", embedder.dimensions)
+    await store.open()
+    yield store
+    await store.close()
+
+
+@pytest_asyncio.fixture(scope="session")
+async def memories(
+    settings: Settings, graph: GraphStore, edge_store: EdgeVectorStore, embedder: LocalMiniLM
+) -> MemoryService:
+    return MemoryService(settings, graph, edge_store, embedder)
+
+
+@pytest.fixture
+def namespace() -> str:
+    """A fresh namespace per test: tests never see each other's memories."""
+    return f"t-{uuid.uuid4().hex[:12]}"
+
+
+@pytest_asyncio.fixture
+async def server_store(tmp_path: Path) -> AsyncIterator[ServerVectorStore]:
+    """The server engine against qdrant-client local mode (mirrors the server API)."""
+    client = AsyncQdrantClient(path=str(tmp_path / "qdrant-local"))
+    store = ServerVectorStore(client, "memories__test", 384)
+    await store.open()
+    yield store
+    await store.close()

@@ -1,0 +1,84 @@
+"""A process killed between the Neo4j and the Qdrant write loses nothing acknowledged and
+leaves no orphan once `reconcile` has run."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from service.embeddings import LocalMiniLM
+from service.graph_store import GraphStore
+from service.memory_service import MemoryService, ReconcileReport
+from service.models import SaveInput, now_utc
+from service.vector_store import EdgeVectorStore
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def crash(uri: str, edge_dir: Path, namespace: str, mode: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.integration.crash_worker", uri, str(edge_dir), namespace,
+         mode],
+        cwd=REPO, capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert done.returncode == -signal.SIGKILL, done.stderr[-2000:]
+    return json.loads(done.stdout.splitlines()[0])["acknowledged"]
+
+
+async def test_crash_inside_a_save_is_finished_by_reconcile(
+    memories: MemoryService, graph: GraphStore, embedder: LocalMiniLM,
+    namespace: str, tmp_path: Path,
+) -> None:
+    acknowledged = crash(graph.uri, tmp_path / "edge", namespace, "save")
+    vectors = EdgeVectorStore(tmp_path / "edge", embedder.dimensions)
+    await vectors.open()
+    try:
+        service = MemoryService(memories.settings, graph, vectors, embedder)
+        pending = await service.resolve(namespace, keys=["in-flight"])
+        in_flight = pending["in-flight"]
+        assert await vectors.existing_ids([acknowledged, in_flight]) == {acknowledged}
+        report = await service.reconcile()
+        assert report.vectors_written >= 1
+        assert await vectors.existing_ids([acknowledged, in_flight]) == {acknowledged, in_flight}
+        got = await service.get(namespace, keys=["acknowledged", "in-flight"])
+        assert [m["content"] for m in got["memories"]] == ["kept safe", "written to neo4j"]
+        assert await service.reconcile() == ReconcileReport(0, 0, 0, 0)
+    finally:
+        await vectors.close()
+
+
+async def test_crash_inside_a_delete_leaves_no_orphan_vector_after_reconcile(
+    memories: MemoryService, graph: GraphStore, embedder: LocalMiniLM,
+    namespace: str, tmp_path: Path,
+) -> None:
+    deleted = crash(graph.uri, tmp_path / "edge", namespace, "delete")
+    vectors = EdgeVectorStore(tmp_path / "edge", embedder.dimensions)
+    await vectors.open()
+    try:
+        service = MemoryService(memories.settings, graph, vectors, embedder)
+        assert await service.resolve(namespace, keys=["acknowledged"]) == {}
+        assert await vectors.existing_ids([deleted]) == {deleted}
+        report = await service.reconcile()
+        assert report.vectors_deleted >= 1
+        assert await vectors.existing_ids([deleted]) == set()
+    finally:
+        await vectors.close()
+
+
+async def test_full_reconcile_repairs_drift_in_both_directions(
+    memories: MemoryService, edge_store: EdgeVectorStore, namespace: str
+) -> None:
+    kept = await memories.save(namespace, SaveInput(key="kept", content="vector lost"))
+    orphan = await memories.save(namespace, SaveInput(key="orphan", content="node lost"))
+    kept_id, orphan_id = kept["memory"]["id"], orphan["memory"]["id"]
+    await edge_store.delete([kept_id])
+    await memories.graph.write("memory_delete", ids=[orphan_id], namespace=namespace,
+                               now=now_utc())
+    await memories.graph.write("tombstones_clear", ids=[orphan_id])
+    report = await memories.reconcile(full=True)
+    assert report.orphans_deleted >= 1
+    assert report.missing_vectors >= 1
+    assert await edge_store.existing_ids([kept_id, orphan_id]) == {kept_id}

@@ -1,0 +1,260 @@
+"""Saving, getting, linking and deleting memories against the real Neo4j and Qdrant Edge."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from service.embeddings import LocalMiniLM, Vectors
+from service.errors import Conflict, MemoryDisabled, NotFound, PayloadTooLarge
+from service.graph_store import GraphStore
+from service.memory_service import LinkFilter, MemoryService
+from service.models import SaveInput
+from service.vector_store import EdgeVectorStore, VectorFilter
+
+
+def save_input(**fields: Any) -> SaveInput:
+    return SaveInput.model_validate({"content": "some content", **fields})
+
+
+async def test_save_creates_then_updates_the_same_memory_by_key(
+    memories: MemoryService, namespace: str
+) -> None:
+    first = await memories.save(namespace, save_input(key="k1", content="v1", score=10))
+    second = await memories.save(namespace, save_input(key="k1", content="v2", score=20))
+    assert (first["created"], second["created"]) == (True, False)
+    assert second["memory"]["id"] == first["memory"]["id"]
+    assert second["memory"]["content"] == "v2"
+    assert second["memory"]["score"] == 20.0
+    assert second["memory"]["created_at"] == first["memory"]["created_at"]
+    assert second["memory"]["updated_at"] >= first["memory"]["updated_at"]
+
+
+async def test_save_derives_key_summary_and_defaults(
+    memories: MemoryService, namespace: str
+) -> None:
+    result = await memories.save(
+        namespace, save_input(title="Use sql.js", type="decision", content="Zero native deps.")
+    )
+    memory = result["memory"]
+    assert memory["key"] == f"decision:use-sql-js:{memory['id'].replace('-', '')[:8]}"
+    assert memory["summary"] == "Zero native deps."
+    assert memory["score"] is None
+    assert memory["tags"] == []
+    assert memory["metadata"] == {}
+    assert memory["access_count"] == 0
+    assert memory["links"] == []
+    assert memory["namespace"] == namespace
+
+
+async def test_private_spans_never_reach_storage_or_the_vector(
+    memories: MemoryService, namespace: str, graph: GraphStore
+) -> None:
+    result = await memories.save(
+        namespace,
+        save_input(title="t <private>x</private>", content="token <private>hunter2</private>!"),
+    )
+    assert result["memory"]["content"] == "token [REDACTED]!"
+    assert result["memory"]["title"] == "t [REDACTED]"
+    assert result["memory"]["summary"] == "token [REDACTED]!"
+    rows = await graph.read("memory_hydrate", ids=[result["memory"]["id"]], namespace=namespace)
+    assert "hunter2" not in str(rows)
+
+
+class CountingEmbedder:
+    """The real embedder, counting the texts it embeds."""
+
+    def __init__(self, inner: LocalMiniLM) -> None:
+        self.inner = inner
+        self.model = inner.model
+        self.dimensions = inner.dimensions
+        self.texts: list[str] = []
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        self.texts.extend(texts)
+        return await self.inner.embed(texts)
+
+    async def close(self) -> None:
+        return None
+
+
+async def test_an_unchanged_save_embeds_nothing_and_a_changed_one_embeds_once(
+    memories: MemoryService, namespace: str, embedder: LocalMiniLM
+) -> None:
+    counting = CountingEmbedder(embedder)
+    service = MemoryService(memories.settings, memories.graph, memories.vectors, counting)
+    await service.save(namespace, save_input(key="same", content="stable text"))
+    await service.save(namespace, save_input(key="same", content="stable text"))
+    assert counting.texts == ["stable text"]
+    await service.save(namespace, save_input(key="same", content="new text"))
+    assert counting.texts == ["stable text", "new text"]
+
+
+async def test_a_save_is_searchable_by_vector_as_soon_as_it_returns(
+    memories: MemoryService, namespace: str, edge_store: EdgeVectorStore, embedder: LocalMiniLM
+) -> None:
+    saved = await memories.save(namespace, save_input(content="Neo4j stores the graph"))
+    query = embedder.embed_sync(["which database stores the graph?"])[0]
+    hits = await edge_store.search(query, VectorFilter(namespace), limit=5)
+    assert [hit.id for hit in hits] == [saved["memory"]["id"]]
+
+
+async def test_links_created_inline_by_key_and_id_come_back_sorted(
+    memories: MemoryService, namespace: str
+) -> None:
+    a = await memories.save(namespace, save_input(key="a", score=80))
+    await memories.save(namespace, save_input(key="b", score=None))
+    saved = await memories.save(
+        namespace,
+        save_input(
+            key="src",
+            links=[
+                {"key": "b", "weight": 0.9},
+                {"id": a["memory"]["id"], "weight": 0.75, "type": "cites", "term": "basis"},
+            ],
+        ),
+    )
+    links = saved["memory"]["links"]
+    assert [(x["key"], x["combined_score"]) for x in links] == [("a", 60.0), ("b", 45.0)]
+    assert links[0] | {"created_at": None} == {
+        "id": a["memory"]["id"], "key": "a", "type": "cites", "term": "basis", "weight": 0.75,
+        "score": 80.0, "combined_score": 60.0, "summary": "some content", "created_at": None,
+    }
+    unsorted = await memories.get(namespace, keys=["src"], sort=False)
+    assert [x["key"] for x in unsorted["memories"][0]["links"]] == ["b", "a"]
+
+
+async def test_unknown_link_targets_refuse_the_whole_save(
+    memories: MemoryService, namespace: str
+) -> None:
+    await memories.save(namespace, save_input(key="exists"))
+    with pytest.raises(NotFound) as caught:
+        await memories.save(
+            namespace,
+            save_input(key="new", links=[{"key": "exists"}, {"key": "ghost"}, {"key": "gone"}]),
+        )
+    assert caught.value.message == "Link target(s) not found: ghost, gone"
+    result = await memories.get(namespace, keys=["new"])
+    assert result["missing"] == ["new"]
+
+
+async def test_link_updates_weight_and_term_then_removes(
+    memories: MemoryService, namespace: str
+) -> None:
+    await memories.save(namespace, save_input(key="s"))
+    await memories.save(namespace, save_input(key="t", score=40))
+    created = await memories.link(namespace, "s", "t", weight=0.25, term="first")
+    updated = await memories.link(namespace, "s", "t", weight=1.0, term="second")
+    assert (created["link"]["weight"], created["link"]["term"]) == (0.25, "first")
+    assert (updated["link"]["weight"], updated["link"]["term"]) == (1.0, "second")
+    assert updated["link"]["combined_score"] == 40.0
+    fetched = await memories.get(namespace, keys=["s"])
+    assert len(fetched["memories"][0]["links"]) == 1
+    removed = await memories.link(namespace, "s", "t", remove=True)
+    assert removed["removed"] is True
+    assert (await memories.get(namespace, keys=["s"]))["memories"][0]["links"] == []
+    with pytest.raises(NotFound):
+        await memories.link(namespace, "s", "t", remove=True)
+
+
+async def test_one_link_per_source_target_and_type(memories: MemoryService, namespace: str) -> None:
+    await memories.save(namespace, save_input(key="s"))
+    await memories.save(namespace, save_input(key="t"))
+    await memories.link(namespace, "s", "t", link_type="related")
+    await memories.link(namespace, "s", "t", link_type="related", weight=0.9)
+    await memories.link(namespace, "s", "t", link_type="cites")
+    links = (await memories.get(namespace, keys=["s"]))["memories"][0]["links"]
+    assert sorted((x["type"], x["weight"]) for x in links) == [("cites", 0.5), ("related", 0.9)]
+
+
+async def test_link_filters_apply_before_sorting(memories: MemoryService, namespace: str) -> None:
+    for key, score in (("x", 100), ("y", 10), ("z", 90)):
+        await memories.save(namespace, save_input(key=key, score=score))
+    await memories.save(
+        namespace,
+        save_input(key="s", links=[{"key": "x", "weight": 0.2, "type": "cites"},
+                                   {"key": "y", "weight": 0.9},
+                                   {"key": "z", "weight": 0.6, "type": "cites"}]),
+    )
+    result = await memories.get(
+        namespace, keys=["s"], link_filter=LinkFilter(types=("cites",), min_weight=0.5)
+    )
+    assert [x["key"] for x in result["memories"][0]["links"]] == ["z"]
+
+
+async def test_delete_removes_the_memory_its_links_and_its_vector(
+    memories: MemoryService, namespace: str, edge_store: EdgeVectorStore
+) -> None:
+    target = await memories.save(namespace, save_input(key="t"))
+    await memories.save(namespace, save_input(key="s", links=[{"key": "t"}]))
+    result = await memories.delete(namespace, keys=["t", "nope"])
+    assert result == {"success": True, "deleted": 1, "missing": ["nope"]}
+    assert await edge_store.existing_ids([target["memory"]["id"]]) == set()
+    assert (await memories.get(namespace, keys=["s"]))["memories"][0]["links"] == []
+
+
+async def test_get_returns_asked_order_updates_access_and_lists_missing(
+    memories: MemoryService, namespace: str
+) -> None:
+    a = await memories.save(namespace, save_input(key="a"))
+    await memories.save(namespace, save_input(key="b"))
+    first = await memories.get(namespace, ids=[a["memory"]["id"]], keys=["zz", "b"])
+    assert [m["key"] for m in first["memories"]] == ["a", "b"]
+    assert first["missing"] == ["zz"]
+    assert first["memories"][0]["access_count"] == 1
+    second = await memories.get(namespace, keys=["a"])
+    assert second["memories"][0]["access_count"] == 2
+    assert second["memories"][0]["accessed_at"] >= first["memories"][0]["accessed_at"]
+
+
+async def test_namespaces_do_not_see_each_other(memories: MemoryService, namespace: str) -> None:
+    await memories.save(namespace, save_input(key="private"))
+    other = await memories.get(namespace + "-other", keys=["private"])
+    assert other == {"success": True, "memories": [], "missing": ["private"]}
+
+
+async def test_content_over_the_limit_is_refused_not_truncated(
+    memories: MemoryService, namespace: str
+) -> None:
+    limit = memories.settings.limits.max_content_bytes
+    with pytest.raises(PayloadTooLarge) as caught:
+        await memories.save(namespace, save_input(content="é" * (limit // 2 + 1)))
+    assert caught.value.message == (
+        f"content is {2 * (limit // 2 + 1)} bytes; the limit is {limit} bytes "
+        "(limits.max_content_bytes)"
+    )
+
+
+async def test_renaming_to_a_key_taken_by_another_memory_is_a_conflict(
+    memories: MemoryService, namespace: str
+) -> None:
+    first = await memories.save(namespace, save_input(key="one"))
+    await memories.save(namespace, save_input(key="two"))
+    with pytest.raises(Conflict):
+        await memories.save(namespace, save_input(id=first["memory"]["id"], key="two"))
+    renamed = await memories.save(namespace, save_input(id=first["memory"]["id"], key="uno"))
+    assert (renamed["created"], renamed["memory"]["key"]) == (False, "uno")
+
+
+async def test_disabled_memory_refuses_with_the_exact_message(
+    memories: MemoryService, namespace: str
+) -> None:
+    settings = memories.settings.model_copy(
+        update={"memory": memories.settings.memory.model_copy(update={"enabled": False})}
+    )
+    service = MemoryService(settings, memories.graph, memories.vectors, memories.embedder)
+    with pytest.raises(MemoryDisabled) as caught:
+        await service.save(namespace, save_input())
+    assert caught.value.message == (
+        "Memory system is not enabled. Set memory.enabled=true in mnemograph.toml "
+        "or MNEMO_MEMORY__ENABLED=true"
+    )
+
+
+async def test_migrations_are_idempotent_and_indexes_online(graph: GraphStore) -> None:
+    assert await graph.migrate() == []
+    states = await graph.index_states()
+    for name in ("memory_fulltext", "memory_namespace_created_at", "memory_id_unique"):
+        assert states[name] == "ONLINE"

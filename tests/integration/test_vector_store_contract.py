@@ -1,0 +1,109 @@
+"""One contract suite for both vector engines: Qdrant Edge and qdrant-client (local mode)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+import pytest_asyncio
+from qdrant_client import AsyncQdrantClient
+
+from service.embeddings import LocalMiniLM
+from service.vector_store import (
+    EdgeVectorStore,
+    ServerVectorStore,
+    VectorFilter,
+    VectorPoint,
+    VectorStore,
+)
+
+
+@pytest_asyncio.fixture(params=["edge", "server"])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[VectorStore]:
+    engine: VectorStore
+    if request.param == "edge":
+        engine = EdgeVectorStore(tmp_path / "edge", 384)
+    else:
+        client = AsyncQdrantClient(path=str(tmp_path / "local"))
+        engine = ServerVectorStore(client, "memories__contract", 384)
+    await engine.open()
+    yield engine
+    await engine.close()
+
+
+def point(
+    vector: np.ndarray, namespace: str = "ns", memory_type: str = "note",
+    tags: tuple[str, ...] = (), created: int = 1_000, key: str | None = None,
+) -> VectorPoint:
+    point_id = str(uuid.uuid4())
+    return VectorPoint(
+        id=point_id, vector=vector.astype(np.float32), namespace=namespace, type=memory_type,
+        tags=tags, key=key or point_id, created_at_ms=created,
+    )
+
+
+async def test_nearest_vector_comes_first_with_cosine_score(
+    store: VectorStore, embedder: LocalMiniLM
+) -> None:
+    vectors = embedder.embed_sync(
+        ["the cat sleeps on the sofa", "stock markets fell sharply", "a kitten naps on a couch"]
+    )
+    points = [point(v) for v in vectors]
+    await store.upsert(points)
+    query = embedder.embed_sync(["a small cat resting on furniture"])[0]
+    hits = await store.search(query, VectorFilter("ns"), limit=3)
+    cosine = {p.id: float(v @ query) for p, v in zip(points, vectors, strict=True)}
+    assert [hit.id for hit in hits] == sorted(cosine, key=lambda i: -cosine[i])
+    assert hits[-1].id == points[1].id
+    for hit in hits:
+        assert hit.score == pytest.approx(cosine[hit.id], abs=1e-4)
+
+
+async def test_namespace_type_tag_and_date_filters_are_applied_in_the_engine(
+    store: VectorStore,
+) -> None:
+    base = np.ones(384, dtype=np.float32)
+    a = point(base, namespace="ns", memory_type="decision", tags=("x", "y"), created=100)
+    b = point(base, namespace="ns", memory_type="note", tags=("x",), created=200)
+    c = point(base, namespace="other", memory_type="decision", tags=("x", "y"), created=300)
+    await store.upsert([a, b, c])
+    ids = lambda hits: sorted(h.id for h in hits)  # noqa: E731
+    assert ids(await store.search(base, VectorFilter("ns"), 10)) == sorted([a.id, b.id])
+    assert ids(await store.search(base, VectorFilter("ns", types=("decision",)), 10)) == [a.id]
+    assert ids(await store.search(base, VectorFilter("ns", tags=("x", "y")), 10)) == [a.id]
+    assert ids(await store.search(base, VectorFilter("ns", created_from_ms=150), 10)) == [b.id]
+    assert ids(await store.search(base, VectorFilter("ns", created_to_ms=100), 10)) == [a.id]
+
+
+async def test_delete_removes_points_and_counts_follow(store: VectorStore) -> None:
+    base = np.ones(384, dtype=np.float32)
+    points = [point(base) for _ in range(3)] + [point(base, namespace="other")]
+    await store.upsert(points)
+    assert await store.count("ns") == 3
+    assert await store.count() == 4
+    await store.delete([points[0].id])
+    assert await store.count("ns") == 2
+    assert await store.existing_ids([p.id for p in points]) == {p.id for p in points[1:]}
+    assert sorted(await store.all_ids(batch=2)) == sorted(p.id for p in points[1:])
+
+
+async def test_upsert_of_the_same_id_replaces_the_vector(store: VectorStore) -> None:
+    first = point(np.eye(384, dtype=np.float32)[0])
+    await store.upsert([first])
+    moved = VectorPoint(**{**first.__dict__, "vector": np.eye(384, dtype=np.float32)[1]})
+    await store.upsert([moved])
+    hits = await store.search(np.eye(384, dtype=np.float32)[1], VectorFilter("ns"), 1)
+    assert hits[0].id == first.id
+    assert hits[0].score == pytest.approx(1.0, abs=1e-5)
+    assert await store.count("ns") == 1
+
+
+async def test_score_threshold_drops_weak_matches(store: VectorStore) -> None:
+    eye = np.eye(384, dtype=np.float32)
+    near, far = point(eye[0]), point(eye[1])
+    await store.upsert([near, far])
+    hits = await store.search(eye[0], VectorFilter("ns"), 10, score_threshold=0.5)
+    assert [h.id for h in hits] == [near.id]

@@ -1,0 +1,101 @@
+"""Settings parsing and the error envelope."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from service.auth import Authenticator, Principal
+from service.config import AuthSettings, Settings, unknown_env_variables
+from service.errors import (
+    Forbidden,
+    InvalidParameter,
+    NotFound,
+    Unauthorized,
+    error_envelope,
+    invalid_from_validation,
+)
+
+
+def test_api_keys_parse_from_comma_separated_entries() -> None:
+    auth = AuthSettings.model_validate({"api_keys": "k1:team-a:writer, k2:team-b:admin"})
+    assert [(k.key.get_secret_value(), k.namespace, k.role) for k in auth.api_keys] == [
+        ("k1", "team-a", "writer"),
+        ("k2", "team-b", "admin"),
+    ]
+
+
+def test_api_keys_parse_from_a_json_list() -> None:
+    auth = AuthSettings.model_validate({"api_keys": '["k1:ns:reader"]'})
+    assert auth.api_keys[0].role == "reader"
+
+
+def test_api_keys_with_an_unknown_role_are_refused() -> None:
+    with pytest.raises(ValidationError):
+        AuthSettings.model_validate({"api_keys": "k1:ns:owner"})
+
+
+def test_nested_environment_variables_configure_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MNEMO_HTTP__PORT", "9090")
+    monkeypatch.setenv("MNEMO_MEMORY__ENABLED", "false")
+    settings = Settings()
+    assert settings.http.port == 9090
+    assert settings.memory.enabled is False
+
+
+def test_unknown_mnemo_variables_are_reported() -> None:
+    environ = {
+        "MNEMO_HTTP__PORT": "1",
+        "MNEMO_HTTP__PROT": "1",
+        "MNEMO_SEARCH__MIN_VECTOR_SCORE": "0.1",
+        "MNEMO_TEST_NEO4J_URI": "bolt://x",
+        "MNEMO_CONFIG": "x.toml",
+        "OTHER": "1",
+    }
+    assert unknown_env_variables(environ) == ["MNEMO_HTTP__PROT"]
+
+
+def test_error_envelope_repeats_message_as_error_and_adds_empty_lists() -> None:
+    envelope = error_envelope(InvalidParameter("bad"), ["results"])
+    assert envelope == {
+        "success": False,
+        "error_type": "invalid_parameter",
+        "message": "bad",
+        "error": "bad",
+        "results": [],
+    }
+    assert NotFound("x").http_status == 404
+
+
+def test_validation_errors_name_the_parameter_and_the_rule() -> None:
+    errors = [{"loc": ("body", "limit"), "type": "less_than_equal", "input": 500,
+               "msg": "Input should be less than or equal to 100"}]
+    assert invalid_from_validation(errors).message == (
+        "Invalid limit value: 500. Input should be less than or equal to 100"
+    )
+    missing = [{"loc": ("query",), "type": "missing", "msg": "Field required"}]
+    assert invalid_from_validation(missing).message == "Missing required parameter 'request'"
+
+
+def test_auth_off_makes_every_caller_admin_of_default() -> None:
+    assert Authenticator(AuthSettings()).authenticate({}) == Principal("default", "admin")
+
+
+def test_keys_map_to_their_namespace_and_role() -> None:
+    auth = Authenticator(AuthSettings.model_validate({"api_keys": "secret:team:writer"}))
+    assert auth.authenticate({"Authorization": "Bearer secret"}) == Principal("team", "writer")
+    assert auth.authenticate({"X-API-Key": "secret"}) == Principal("team", "writer")
+    with pytest.raises(Unauthorized):
+        auth.authenticate({})
+    with pytest.raises(Unauthorized):
+        auth.authenticate({"X-API-Key": "wrong"})
+
+
+def test_only_admins_choose_another_namespace_and_roles_are_ordered() -> None:
+    writer = Principal("team", "writer")
+    assert writer.namespace_for(None) == "team"
+    with pytest.raises(Forbidden):
+        writer.namespace_for("other")
+    with pytest.raises(Forbidden):
+        Principal("team", "reader").require("writer")
+    assert Principal("team", "admin").namespace_for("other") == "other"
