@@ -9,7 +9,7 @@ import asyncio
 import logging
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
@@ -72,7 +72,7 @@ def build_vector_store(settings: Settings, dimensions: int, model: str) -> Vecto
 
 
 @asynccontextmanager
-async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
+async def open_runtime(settings: Settings) -> AsyncGenerator[Runtime]:
     """Start-up: Neo4j (waited for), migrations, embedder, Qdrant, reconcile; then clean-up."""
     for name in unknown_env_variables():
         log.warning("unknown setting %s is ignored: check its spelling (CONTRACT §7)", name)

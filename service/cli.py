@@ -62,14 +62,14 @@ def _serve(settings: Settings, _: argparse.Namespace) -> int:
 
     from service.http_api import create_app
 
-    if not settings.auth.api_keys and not settings.auth.allow_anonymous:
-        if not _is_loopback(settings.http.host):
-            print(
-                f"Refusing to listen on {settings.http.host} without API keys. Configure "
-                "MNEMO_AUTH__API_KEYS, or set MNEMO_AUTH__ALLOW_ANONYMOUS=true.",
-                file=sys.stderr,
-            )
-            return 2
+    anonymous = not settings.auth.api_keys and not settings.auth.allow_anonymous
+    if anonymous and not _is_loopback(settings.http.host):
+        print(
+            f"Refusing to listen on {settings.http.host} without API keys. Configure "
+            "MNEMO_AUTH__API_KEYS, or set MNEMO_AUTH__ALLOW_ANONYMOUS=true.",
+            file=sys.stderr,
+        )
+        return 2
     uvicorn.run(
         create_app(settings),
         host=settings.http.host,
@@ -165,8 +165,17 @@ def _neo4j(settings: Settings, args: argparse.Namespace) -> int:
         else:
             status = local.status()
             state = "running" if status.running else "stopped"
-            print(json.dumps({"state": state, "pid": status.pid, "bolt": status.bolt_uri,
-                              "browser": status.browser_url, "home": str(status.home)}))
+            print(
+                json.dumps(
+                    {
+                        "state": state,
+                        "pid": status.pid,
+                        "bolt": status.bolt_uri,
+                        "browser": status.browser_url,
+                        "home": str(status.home),
+                    }
+                )
+            )
             return 0 if status.running else 3
     except LocalNeo4jError as exc:
         print(f"Error: {exc}", file=sys.stderr)

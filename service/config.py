@@ -188,4 +188,3 @@ def _setting_paths(model: type[BaseModel], prefix: str = "") -> set[str]:
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
             paths |= _setting_paths(annotation, f"{path}__")
     return paths
-

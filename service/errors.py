@@ -90,7 +90,7 @@ def error_envelope(error: MnemographError, empty_lists: Sequence[str] = ()) -> d
 
 
 def invalid_from_validation(errors: Sequence[Any]) -> InvalidParameter:
-    """Turn pydantic validation errors into one `InvalidParameter` naming the first bad parameter."""
+    """Pydantic validation errors as one `InvalidParameter` naming the first bad parameter."""
     first = errors[0]
     location = [str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path")]
     name = ".".join(location) or "request"

@@ -35,7 +35,9 @@ class CypherLibrary:
         if not root.is_dir():
             raise FileNotFoundError(f"Cypher folder not found: {root}")
         self.root = root
-        self._queries = {path.stem: _literal(path.read_text()) for path in root.glob("*.cypher")}
+        self._queries: dict[str, LiteralString] = {
+            path.stem: _literal(path.read_text()) for path in root.glob("*.cypher")
+        }
 
     def text(self, name: str) -> LiteralString:
         try:
@@ -51,7 +53,7 @@ class CypherLibrary:
         """Schema files in order, each split into its statements."""
         result: list[tuple[str, list[LiteralString]]] = []
         for path in sorted((self.root / "schema").glob("*.cypher")):
-            statements = [
+            statements: list[LiteralString] = [
                 _literal(part.strip())
                 for part in _strip_comments(path.read_text()).split(";")
                 if part.strip()
@@ -220,4 +222,3 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list):
         return [_plain(v) for v in cast(list[Any], value)]
     return value
-

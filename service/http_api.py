@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
@@ -42,7 +42,7 @@ class GetBody(BaseModel):
     ids: list[str] = Field(default_factory=list[str])
     keys: list[str] = Field(default_factory=list[str])
     key: str | None = None
-    sortLinks: bool | str | None = None  # noqa: N815 - name fixed by the contract
+    sortLinks: bool | str | None = None
     namespace: str | None = None
 
 
@@ -79,7 +79,7 @@ def create_app(settings: Settings) -> FastAPI:
     )
 
     @asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(_: FastAPI) -> AsyncGenerator[None]:
         async with open_runtime(settings) as runtime, mcp.session_manager.run():
             ref.set(runtime)
             try:
@@ -154,7 +154,7 @@ def create_app(settings: Settings) -> FastAPI:
         ref: str,
         rt: RuntimeDep,
         who: PrincipalDep,
-        sortLinks: Annotated[str | None, Query()] = None,  # noqa: N803 - contract name
+        sortLinks: Annotated[str | None, Query()] = None,
         namespace: NamespaceQuery = None,
     ) -> dict[str, Any]:
         """memory_get of one id or key (404 when missing)."""

@@ -205,9 +205,17 @@ def build_mcp_server(ref: RuntimeRef, prefix: str = "") -> MCPServer[Any]:
     ) -> CallToolResult:
         """Save a memory (upsert by key). It is vectorised and indexed before this returns."""
         arguments = {
-            "content": content, "title": title, "type": type, "key": key, "summary": summary,
-            "tags": tags or [], "score": score, "metadata": metadata or {},
-            "session_id": session_id, "links": links or [], "id": id,
+            "content": content,
+            "title": title,
+            "type": type,
+            "key": key,
+            "summary": summary,
+            "tags": tags or [],
+            "score": score,
+            "metadata": metadata or {},
+            "session_id": session_id,
+            "links": links or [],
+            "id": id,
         }
 
         async def call(runtime: Runtime, principal: Principal) -> dict[str, Any]:
@@ -223,7 +231,7 @@ def build_mcp_server(ref: RuntimeRef, prefix: str = "") -> MCPServer[Any]:
         ids: Annotated[list[str] | None, Field(description="Memory ids to fetch.")] = None,
         keys: Annotated[list[str] | None, Field(description="Memory keys to fetch.")] = None,
         key: Annotated[str | None, Field(description="One memory key to fetch.")] = None,
-        sortLinks: SortLinks = None,  # noqa: N803 - name fixed by the contract
+        sortLinks: SortLinks = None,
         namespace: Namespace = None,
     ) -> CallToolResult:
         """Fetch full memories (content, metadata, links) by ids or keys; unknown ones are
@@ -244,7 +252,9 @@ def build_mcp_server(ref: RuntimeRef, prefix: str = "") -> MCPServer[Any]:
     @server.tool(name=f"{prefix}memory_link")
     async def memory_link(
         ctx: Context[Any],
-        from_: Annotated[str, Field(validation_alias="from", description="Source memory id or key.")],
+        from_: Annotated[
+            str, Field(validation_alias="from", description="Source memory id or key.")
+        ],
         to: Annotated[str, Field(description="Target memory id or key.")],
         weight: Annotated[Weight, Field(description="Link weight 0–1.")] = 0.5,
         type: Annotated[LinkType, Field(description="Link type.")] = "related",

@@ -201,7 +201,9 @@ class MemoryService:
     ) -> bool:
         found = await tx.run("memory_find_for_save", id=plan.id, namespace=namespace, key=plan.key)
         by_id, by_key = found[0]["by_id"], found[0]["by_key"]
-        if (by_id is None) != plan.created or (by_id and by_id["key"] != plan.fields["previous_key"]):
+        if (by_id is None) != plan.created or (
+            by_id and by_id["key"] != plan.fields["previous_key"]
+        ):
             raise _Replan()
         if by_key is not None and by_key["id"] != plan.id:
             raise Conflict(f"Key '{plan.key}' is already used by memory {by_key['id']}")
@@ -254,9 +256,7 @@ class MemoryService:
         asked = [*ids, *keys]
         missing = [ref for ref in dict.fromkeys(asked) if ref not in resolved]
         wanted = list(dict.fromkeys(resolved[ref] for ref in asked if ref in resolved))
-        rows = await self.graph.write(
-            "memory_get", ids=wanted, namespace=namespace, now=now_utc()
-        )
+        rows = await self.graph.write("memory_get", ids=wanted, namespace=namespace, now=now_utc())
         memories = _views_in_order(rows, wanted, sort, link_filter)
         return {"success": True, "memories": memories, "missing": missing}
 
@@ -432,8 +432,13 @@ def _existing_target(
 def _link_rows(pairs: Sequence[tuple[str, LinkSpec]]) -> list[dict[str, Any]]:
     base = time.time_ns() // 1000 * 1000
     return [
-        {"target_id": target_id, "type": spec.type, "weight": spec.weight, "term": spec.term,
-         "seq": base + index}
+        {
+            "target_id": target_id,
+            "type": spec.type,
+            "weight": spec.weight,
+            "term": spec.term,
+            "seq": base + index,
+        }
         for index, (target_id, spec) in enumerate(pairs)
     ]
 

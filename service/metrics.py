@@ -7,7 +7,9 @@ from collections.abc import Mapping
 from prometheus_client import Counter, Gauge, Histogram
 
 REQUESTS = Counter(
-    "mnemograph_http_requests_total", "HTTP requests by route and status", ["method", "route", "status"]
+    "mnemograph_http_requests_total",
+    "HTTP requests by route and status",
+    ["method", "route", "status"],
 )
 REQUEST_LATENCY = Histogram(
     "mnemograph_http_request_seconds",
@@ -15,7 +17,9 @@ REQUEST_LATENCY = Histogram(
     ["method", "route"],
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
 )
-BACKEND_READY = Gauge("mnemograph_backend_ready", "1 when the backend answered /readyz", ["backend"])
+BACKEND_READY = Gauge(
+    "mnemograph_backend_ready", "1 when the backend answered /readyz", ["backend"]
+)
 
 
 def observe_readiness(checks: Mapping[str, Mapping[str, str]]) -> None:

@@ -109,9 +109,17 @@ class LocalNeo4j:
             env["NEO4J_PASSWORD"] = password
         with self.console_log.open("ab") as log_file:
             process = subprocess.Popen(
-                [java, f"-Xmx{self.settings.heap}", "-Xms256m", "-XX:+UseG1GC",
-                 "-cp", f"{target / 'classes'}{os.pathsep}{target / 'lib'}/*",
-                 MAIN_CLASS, str(self.home), *self._server_settings()],
+                [
+                    java,
+                    f"-Xmx{self.settings.heap}",
+                    "-Xms256m",
+                    "-XX:+UseG1GC",
+                    "-cp",
+                    f"{target / 'classes'}{os.pathsep}{target / 'lib'}/*",
+                    MAIN_CLASS,
+                    str(self.home),
+                    *self._server_settings(),
+                ],
                 stdout=log_file,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,

@@ -196,10 +196,7 @@ class EdgeVectorStore:
         if not points:
             return
         operation = edge.UpdateOperation.upsert_points(
-            [
-                edge.Point(p.id, {VECTOR_NAME: p.vector.tolist()}, p.payload())
-                for p in points
-            ]
+            [edge.Point(p.id, {VECTOR_NAME: p.vector.tolist()}, p.payload()) for p in points]
         )
         await self._write(operation)
         self._unindexed += len(points)
@@ -439,9 +436,7 @@ def _server_filter(flt: VectorFilter) -> qm.Filter:
     must: list[Any] = [qm.FieldCondition(key="namespace", match=qm.MatchValue(value=flt.namespace))]
     if flt.types:
         must.append(qm.FieldCondition(key="type", match=qm.MatchAny(any=list(flt.types))))
-    must.extend(
-        qm.FieldCondition(key="tags", match=qm.MatchValue(value=tag)) for tag in flt.tags
-    )
+    must.extend(qm.FieldCondition(key="tags", match=qm.MatchValue(value=tag)) for tag in flt.tags)
     if flt.created_from_ms is not None or flt.created_to_ms is not None:
         must.append(
             qm.FieldCondition(
@@ -450,4 +445,3 @@ def _server_filter(flt: VectorFilter) -> qm.Filter:
             )
         )
     return qm.Filter(must=must)
-

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from pydantic import SecretStr
 from qdrant_client import AsyncQdrantClient
 
 from service.config import Neo4jSettings, Settings, load_settings
@@ -33,7 +34,7 @@ def neo4j_settings(data_dir: Path) -> Iterator[Neo4jSettings]:
         yield Neo4jSettings(
             uri=external,
             user=os.environ.get("MNEMO_TEST_NEO4J_USER", "neo4j"),
-            password=os.environ.get("MNEMO_TEST_NEO4J_PASSWORD", ""),
+            password=SecretStr(os.environ.get("MNEMO_TEST_NEO4J_PASSWORD", "")),
         )
         return
     settings = Neo4jSettings(bolt_port=free_port(), http_port=free_port(), heap="1g")

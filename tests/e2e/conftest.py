@@ -46,7 +46,10 @@ def server_url(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> 
     log = (data_dir / "serve.log").open("wb")
     process = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "serve"],
-        cwd=REPO, env=service_env(settings, data_dir, port), stdout=log, stderr=log,
+        cwd=REPO,
+        env=service_env(settings, data_dir, port),
+        stdout=log,
+        stderr=log,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120

@@ -18,7 +18,9 @@ async def test_readyz_reports_neo4j_qdrant_and_embedder_ok(http_api: HttpApi) ->
     assert response.status_code == 200
     assert body["success"] is True
     assert {name: check["status"] for name, check in body["checks"].items()} == {
-        "neo4j": "ok", "qdrant": "ok", "embedder": "ok",
+        "neo4j": "ok",
+        "qdrant": "ok",
+        "embedder": "ok",
     }
     assert body["checks"]["qdrant"]["engine"] == "qdrant-edge"
     assert body["checks"]["embedder"]["model"] == "all-MiniLM-L6-v2"
@@ -69,8 +71,10 @@ async def test_unknown_memory_over_http_is_404_with_the_envelope(
     response = await http_api.client.get("/v1/memories/nope", params={"namespace": namespace})
     assert response.status_code == 404
     assert response.json() == {
-        "success": False, "error_type": "not_found",
-        "message": "Memory not found: nope", "error": "Memory not found: nope",
+        "success": False,
+        "error_type": "not_found",
+        "message": "Memory not found: nope",
+        "error": "Memory not found: nope",
     }
 
 
@@ -78,13 +82,16 @@ async def test_invalid_parameters_give_the_envelope_on_both_transports(
     http_api: HttpApi, mcp_api: McpApi, namespace: str
 ) -> None:
     expected = {
-        "success": False, "error_type": "invalid_parameter",
+        "success": False,
+        "error_type": "invalid_parameter",
         "message": "Invalid score value: 101. Input should be less than or equal to 100",
         "error": "Invalid score value: 101. Input should be less than or equal to 100",
     }
     over_http = await http_api.call("memory_save", namespace=namespace, content="c", score=101)
     assert (http_api.last_status, over_http) == (400, expected)
-    assert await mcp_api.call("memory_save", namespace=namespace, content="c", score=101) == expected
+    assert (
+        await mcp_api.call("memory_save", namespace=namespace, content="c", score=101) == expected
+    )
 
 
 async def test_oversized_content_is_413_over_http(http_api: HttpApi, namespace: str) -> None:
@@ -95,8 +102,14 @@ async def test_oversized_content_is_413_over_http(http_api: HttpApi, namespace: 
 
 async def test_openapi_lists_the_memory_endpoints(http_api: HttpApi) -> None:
     paths = (await http_api.client.get("/openapi.json")).json()["paths"]
-    assert {"/v1/memories", "/v1/memories/{ref}", "/v1/memories/get",
-            "/v1/memories/{ref}/links/{target}", "/healthz", "/readyz"} <= set(paths)
+    assert {
+        "/v1/memories",
+        "/v1/memories/{ref}",
+        "/v1/memories/get",
+        "/v1/memories/{ref}/links/{target}",
+        "/healthz",
+        "/readyz",
+    } <= set(paths)
 
 
 async def test_mcp_over_stdio_saves_and_gets(settings: Settings, tmp_path: Path) -> None:
@@ -125,18 +138,25 @@ async def test_tool_prefix_renames_every_tool(settings: Settings, tmp_path: Path
         failed = await client.call_tool("rulebook_memory_get", {"key": "x", "sortLinks": "yes"})
         assert failed.is_error is True
         assert failed.structured_content == {
-            "success": False, "error_type": "invalid_parameter",
+            "success": False,
+            "error_type": "invalid_parameter",
             "message": "Invalid sortLinks value: 'yes'. Must be true or false",
             "error": "Invalid sortLinks value: 'yes'. Must be true or false",
-            "memories": [], "missing": [],
+            "memories": [],
+            "missing": [],
         }
 
 
 def test_non_loopback_listen_without_keys_is_refused(settings: Settings, tmp_path: Path) -> None:
-    env = service_env(settings, tmp_path, None, MNEMO_HTTP__HOST="0.0.0.0")  # noqa: S104
+    env = service_env(settings, tmp_path, None, MNEMO_HTTP__HOST="0.0.0.0")
     done = subprocess.run(
-        [sys.executable, "-m", "service.cli", "serve"], cwd=REPO, env=env,
-        capture_output=True, text=True, timeout=60, check=False,
+        [sys.executable, "-m", "service.cli", "serve"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert done.returncode == 2
     assert "Refusing to listen on 0.0.0.0 without API keys" in done.stderr

@@ -20,17 +20,31 @@ REPO = Path(__file__).resolve().parents[2]
 
 def crash(uri: str, edge_dir: Path, namespace: str, mode: str) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "tests.integration.crash_worker", uri, str(edge_dir), namespace,
-         mode],
-        cwd=REPO, capture_output=True, text=True, timeout=120, check=False,
+        [
+            sys.executable,
+            "-m",
+            "tests.integration.crash_worker",
+            uri,
+            str(edge_dir),
+            namespace,
+            mode,
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == -signal.SIGKILL, done.stderr[-2000:]
     return json.loads(done.stdout.splitlines()[0])["acknowledged"]
 
 
 async def test_crash_inside_a_save_is_finished_by_reconcile(
-    memories: MemoryService, graph: GraphStore, embedder: LocalMiniLM,
-    namespace: str, tmp_path: Path,
+    memories: MemoryService,
+    graph: GraphStore,
+    embedder: LocalMiniLM,
+    namespace: str,
+    tmp_path: Path,
 ) -> None:
     acknowledged = crash(graph.uri, tmp_path / "edge", namespace, "save")
     vectors = EdgeVectorStore(tmp_path / "edge", embedder.dimensions)
@@ -51,8 +65,11 @@ async def test_crash_inside_a_save_is_finished_by_reconcile(
 
 
 async def test_crash_inside_a_delete_leaves_no_orphan_vector_after_reconcile(
-    memories: MemoryService, graph: GraphStore, embedder: LocalMiniLM,
-    namespace: str, tmp_path: Path,
+    memories: MemoryService,
+    graph: GraphStore,
+    embedder: LocalMiniLM,
+    namespace: str,
+    tmp_path: Path,
 ) -> None:
     deleted = crash(graph.uri, tmp_path / "edge", namespace, "delete")
     vectors = EdgeVectorStore(tmp_path / "edge", embedder.dimensions)
@@ -75,8 +92,7 @@ async def test_full_reconcile_repairs_drift_in_both_directions(
     orphan = await memories.save(namespace, SaveInput(key="orphan", content="node lost"))
     kept_id, orphan_id = kept["memory"]["id"], orphan["memory"]["id"]
     await edge_store.delete([kept_id])
-    await memories.graph.write("memory_delete", ids=[orphan_id], namespace=namespace,
-                               now=now_utc())
+    await memories.graph.write("memory_delete", ids=[orphan_id], namespace=namespace, now=now_utc())
     await memories.graph.write("tombstones_clear", ids=[orphan_id])
     report = await memories.reconcile(full=True)
     assert report.orphans_deleted >= 1

@@ -119,8 +119,15 @@ async def test_links_created_inline_by_key_and_id_come_back_sorted(
     links = saved["memory"]["links"]
     assert [(x["key"], x["combined_score"]) for x in links] == [("a", 60.0), ("b", 45.0)]
     assert links[0] | {"created_at": None} == {
-        "id": a["memory"]["id"], "key": "a", "type": "cites", "term": "basis", "weight": 0.75,
-        "score": 80.0, "combined_score": 60.0, "summary": "some content", "created_at": None,
+        "id": a["memory"]["id"],
+        "key": "a",
+        "type": "cites",
+        "term": "basis",
+        "weight": 0.75,
+        "score": 80.0,
+        "combined_score": 60.0,
+        "summary": "some content",
+        "created_at": None,
     }
     unsorted = await memories.get(namespace, keys=["src"], sort=False)
     assert [x["key"] for x in unsorted["memories"][0]["links"]] == ["b", "a"]
@@ -174,9 +181,14 @@ async def test_link_filters_apply_before_sorting(memories: MemoryService, namesp
         await memories.save(namespace, save_input(key=key, score=score))
     await memories.save(
         namespace,
-        save_input(key="s", links=[{"key": "x", "weight": 0.2, "type": "cites"},
-                                   {"key": "y", "weight": 0.9},
-                                   {"key": "z", "weight": 0.6, "type": "cites"}]),
+        save_input(
+            key="s",
+            links=[
+                {"key": "x", "weight": 0.2, "type": "cites"},
+                {"key": "y", "weight": 0.9},
+                {"key": "z", "weight": 0.6, "type": "cites"},
+            ],
+        ),
     )
     result = await memories.get(
         namespace, keys=["s"], link_filter=LinkFilter(types=("cites",), min_weight=0.5)

@@ -16,6 +16,7 @@ from service.vector_store import (
     EdgeVectorStore,
     ServerVectorStore,
     VectorFilter,
+    VectorHit,
     VectorPoint,
     VectorStore,
 )
@@ -34,14 +35,27 @@ async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
     await engine.close()
 
 
+def ids(hits: list[VectorHit]) -> list[str]:
+    return sorted(hit.id for hit in hits)
+
+
 def point(
-    vector: np.ndarray, namespace: str = "ns", memory_type: str = "note",
-    tags: tuple[str, ...] = (), created: int = 1_000, key: str | None = None,
+    vector: np.ndarray,
+    namespace: str = "ns",
+    memory_type: str = "note",
+    tags: tuple[str, ...] = (),
+    created: int = 1_000,
+    key: str | None = None,
 ) -> VectorPoint:
     point_id = str(uuid.uuid4())
     return VectorPoint(
-        id=point_id, vector=vector.astype(np.float32), namespace=namespace, type=memory_type,
-        tags=tags, key=key or point_id, created_at_ms=created,
+        id=point_id,
+        vector=vector.astype(np.float32),
+        namespace=namespace,
+        type=memory_type,
+        tags=tags,
+        key=key or point_id,
+        created_at_ms=created,
     )
 
 
@@ -70,7 +84,6 @@ async def test_namespace_type_tag_and_date_filters_are_applied_in_the_engine(
     b = point(base, namespace="ns", memory_type="note", tags=("x",), created=200)
     c = point(base, namespace="other", memory_type="decision", tags=("x", "y"), created=300)
     await store.upsert([a, b, c])
-    ids = lambda hits: sorted(h.id for h in hits)  # noqa: E731
     assert ids(await store.search(base, VectorFilter("ns"), 10)) == sorted([a.id, b.id])
     assert ids(await store.search(base, VectorFilter("ns", types=("decision",)), 10)) == [a.id]
     assert ids(await store.search(base, VectorFilter("ns", tags=("x", "y")), 10)) == [a.id]

@@ -68,8 +68,14 @@ def test_error_envelope_repeats_message_as_error_and_adds_empty_lists() -> None:
 
 
 def test_validation_errors_name_the_parameter_and_the_rule() -> None:
-    errors = [{"loc": ("body", "limit"), "type": "less_than_equal", "input": 500,
-               "msg": "Input should be less than or equal to 100"}]
+    errors = [
+        {
+            "loc": ("body", "limit"),
+            "type": "less_than_equal",
+            "input": 500,
+            "msg": "Input should be less than or equal to 100",
+        }
+    ]
     assert invalid_from_validation(errors).message == (
         "Invalid limit value: 500. Input should be less than or equal to 100"
     )

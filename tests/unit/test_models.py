@@ -62,9 +62,12 @@ def test_timestamps_render_in_utc_with_milliseconds() -> None:
 def test_link_view_rounds_combined_score_to_four_decimals() -> None:
     view = link_view({"id": "i", "key": "k", "type": "related", "weight": 1 / 3, "score": 10})
     assert view["combined_score"] == 3.3333
-    assert link_view({"id": "i", "key": "k", "type": "t", "weight": 0.5, "score": None})[
-        "combined_score"
-    ] == 25.0
+    assert (
+        link_view({"id": "i", "key": "k", "type": "t", "weight": 0.5, "score": None})[
+            "combined_score"
+        ]
+        == 25.0
+    )
 
 
 def test_size_counts_utf8_bytes_and_four_bytes_per_dimension() -> None:

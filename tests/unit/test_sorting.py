@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -12,7 +13,9 @@ from service.errors import InvalidParameter
 from service.sorting import combined_score, filter_links, parse_sort_links, sort_links
 
 
-def link(key: str, weight: float, score: float | None, link_type: str = "related") -> dict[str, Any]:
+def link(
+    key: str, weight: float, score: float | None, link_type: str = "related"
+) -> dict[str, Any]:
     return {"id": f"id-{key}", "key": key, "type": link_type, "weight": weight, "score": score}
 
 
@@ -127,7 +130,7 @@ def test_sorted_links_are_a_total_order_consistent_with_the_rules(
 ) -> None:
     ordered = sort_links(links, sort=True)
     assert sorted(map(id, ordered)) == sorted(map(id, links))
-    for before, after in zip(ordered, ordered[1:], strict=False):
+    for before, after in itertools.pairwise(ordered):
         a = combined_score(before["weight"], before["score"])
         b = combined_score(after["weight"], after["score"])
         assert a >= b

@@ -1,0 +1,54 @@
+# Mnemograph: `make run` starts everything on a laptop; `make test` runs the whole suite.
+SHELL := /bin/bash
+UV_VERSION := 0.13.8
+TOOLS := .tools
+UV := $(TOOLS)/bin/uv
+VENV := .venv
+BIN := $(VENV)/bin
+export UV_PYTHON_DOWNLOADS := never
+export UV_PROJECT_ENVIRONMENT := $(VENV)
+
+.PHONY: setup run serve mcp neo4j-start neo4j-stop neo4j-status test lint format bench clean
+
+setup: $(VENV)/.synced tools/neo4j/target/build.stamp
+
+$(UV):
+	python3 -m venv $(TOOLS)
+	$(TOOLS)/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+
+$(VENV)/.synced: $(UV) pyproject.toml uv.lock
+	$(UV) sync --frozen --python python3.11
+	touch $@
+
+tools/neo4j/target/build.stamp: $(VENV)/.synced tools/neo4j/pom.xml $(wildcard tools/neo4j/src/main/java/dev/mnemograph/neo4j/*.java)
+	$(BIN)/python -c "from service.config import load_settings; from service.neo4j_local import LocalNeo4j; s = load_settings(); LocalNeo4j(s.neo4j, s.data_dir).build()"
+
+run: setup  ## set up, start the local Neo4j, serve HTTP + MCP on 127.0.0.1:8080
+	$(BIN)/mnemograph serve
+
+neo4j-start: setup
+	$(BIN)/mnemograph neo4j start
+
+neo4j-stop:
+	$(BIN)/mnemograph neo4j stop
+
+neo4j-status:
+	$(BIN)/mnemograph neo4j status
+
+test: setup  ## the whole suite against a real Neo4j started by the test session
+	$(BIN)/pytest
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/pyright
+
+format: setup
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: setup
+	$(BIN)/python -m bench.run_all
+
+clean:
+	rm -rf $(VENV) $(TOOLS) tools/neo4j/target .pytest_cache .ruff_cache
