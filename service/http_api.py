@@ -28,7 +28,7 @@ from service.errors import (
     error_envelope,
     invalid_from_validation,
 )
-from service.mcp_server import RuntimeRef, build_mcp_server
+from service.mcp_server import RuntimeRef, SortLinks, build_mcp_server
 from service.metrics import REQUEST_LATENCY, REQUESTS, observe_readiness
 from service.models import LinkType, SaveInput, Term, Weight
 from service.sorting import parse_sort_links
@@ -42,7 +42,7 @@ class GetBody(BaseModel):
     ids: list[str] = Field(default_factory=list[str])
     keys: list[str] = Field(default_factory=list[str])
     key: str | None = None
-    sortLinks: bool | str | None = None
+    sortLinks: SortLinks = None
     namespace: str | None = None
 
 

@@ -57,14 +57,19 @@ LIST_FIELDS: dict[str, tuple[str, ...]] = {
     "memory_cleanup": ("evictedIds",),
 }
 
+# Typed loosely on purpose: `parse_sort_links` must see 1, "yes" or [] to refuse them.
 SortLinks = Annotated[
-    bool | str | None,
+    Any,
     Field(
         description=(
             "Sort each memory's links by link weight × memory score (desc), then weight, "
             'then key. true (default) or false; "true"/"false" strings are accepted.'
         ),
-        json_schema_extra={"default": True, "examples": [True, False]},
+        json_schema_extra={
+            "type": ["boolean", "string", "null"],
+            "default": True,
+            "examples": [True, False],
+        },
     ),
 ]
 Namespace = Annotated[

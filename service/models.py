@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
 import unicodedata
 from datetime import UTC, datetime
 from typing import Annotated, Any, Self
@@ -25,6 +26,7 @@ SUMMARY_DERIVED_CHARS = 200
 MAX_SUMMARY_CHARS = 2000
 BYTES_PER_LINK = 64
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _PRIVATE_SPAN = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
 
 MemoryKey = Annotated[str, StringConstraints(pattern=KEY_PATTERN)]
@@ -138,16 +140,23 @@ def content_hash(text: str, payload: dict[str, Any], model: str) -> str:
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
-def iso_ms(value: datetime | None) -> str | None:
-    """ISO-8601 UTC with milliseconds, e.g. `2026-01-10T12:00:00.000Z`."""
+def iso_ms(value: datetime | int | None) -> str | None:
+    """ISO-8601 UTC with milliseconds, e.g. `2026-01-10T12:00:00.000Z` (from a datetime or
+    epoch milliseconds)."""
     if value is None:
         return None
-    utc = value.astimezone(UTC)
-    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+    millis = value if isinstance(value, int) else epoch_ms(value)
+    seconds, ms = divmod(millis, 1000)
+    t = time.gmtime(seconds)
+    return "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ" % (  # noqa: UP031 - hot path
+        t.tm_year, t.tm_mon, t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec, ms
+    )
 
 
 def epoch_ms(value: datetime) -> int:
-    return int(value.timestamp() * 1000)
+    """Milliseconds since the epoch, exact for millisecond datetimes."""
+    delta = value - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
 
 
 def now_utc() -> datetime:

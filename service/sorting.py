@@ -18,12 +18,18 @@ def combined_score(weight: float, score: float | None) -> float:
     return weight * (MISSING_SCORE if score is None else score)
 
 
-def _link_sort_key(link: dict[str, Any]) -> tuple[float, float, str]:
-    return (-combined_score(link["weight"], link["score"]), -link["weight"], link["key"])
+def _link_sort_key(link: dict[str, Any]) -> tuple[float, float, str, str]:
+    weight, score = link["weight"], link["score"]
+    combined = -weight * (MISSING_SCORE if score is None else score)
+    return (combined, -weight, link["key"], link["type"])
 
 
 def sort_links(links: Sequence[dict[str, Any]], sort: bool) -> list[dict[str, Any]]:
-    """Links by combined score desc, weight desc, key asc; or untouched (creation order)."""
+    """Links by combined score desc, weight desc, key asc; or untouched (creation order).
+
+    Link type is the last tie-break: a memory has one link per (target, type), so the order is
+    total.
+    """
     return sorted(links, key=_link_sort_key) if sort else list(links)
 
 

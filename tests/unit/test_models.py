@@ -57,6 +57,8 @@ def test_timestamps_render_in_utc_with_milliseconds() -> None:
     moment = datetime(2026, 1, 10, 12, 0, 0, 123456, tzinfo=UTC)
     assert iso_ms(moment) == "2026-01-10T12:00:00.123Z"
     assert iso_ms(None) is None
+    assert iso_ms(1768046400123) == "2026-01-10T12:00:00.123Z"
+    assert iso_ms(-1) == "1969-12-31T23:59:59.999Z"
 
 
 def test_link_view_rounds_combined_score_to_four_decimals() -> None:

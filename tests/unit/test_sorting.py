@@ -124,7 +124,10 @@ link_strategy = st.builds(
 )
 
 
-@given(st.lists(link_strategy, max_size=30))
+unique_links = st.lists(link_strategy, max_size=30, unique_by=lambda x: x["key"])
+
+
+@given(unique_links)
 def test_sorted_links_are_a_total_order_consistent_with_the_rules(
     links: list[dict[str, Any]],
 ) -> None:
@@ -140,7 +143,7 @@ def test_sorted_links_are_a_total_order_consistent_with_the_rules(
                 assert before["key"] <= after["key"]
 
 
-@given(st.lists(link_strategy, max_size=30))
+@given(unique_links)
 def test_sorting_is_independent_of_input_order(links: list[dict[str, Any]]) -> None:
     forward = sort_links(links, sort=True)
     backward = sort_links(list(reversed(links)), sort=True)

@@ -1,0 +1,100 @@
+"""Shared benchmark plumbing: timing, percentiles, a real Neo4j + service, JSON results."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from service.config import Neo4jSettings
+from service.neo4j_local import LocalNeo4j, free_port
+
+REPO = Path(__file__).resolve().parent.parent
+RESULTS = REPO / "bench" / "results"
+
+
+def timed_ms(function: Callable[[], Any], repeat: int) -> list[float]:
+    samples: list[float] = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        function()
+        samples.append((time.perf_counter() - started) * 1000)
+    return samples
+
+
+def summary(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+
+    def pct(p: float) -> float:
+        return ordered[min(len(ordered) - 1, int(round(p * (len(ordered) - 1))))]
+
+    return {
+        "n": len(ordered),
+        "p50_ms": round(pct(0.50), 3),
+        "p95_ms": round(pct(0.95), 3),
+        "p99_ms": round(pct(0.99), 3),
+        "mean_ms": round(statistics.fmean(ordered), 3),
+        "max_ms": round(ordered[-1], 3),
+    }
+
+
+def write_results(name: str, results: dict[str, Any]) -> Path:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "benchmark": name,
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+        "results": results,
+    }
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps(payload, indent=2) + "\n")
+    print(json.dumps(payload, indent=2))
+    return path
+
+
+@contextmanager
+def local_neo4j() -> Iterator[tuple[Neo4jSettings, Path]]:
+    """A real Neo4j on free ports in a temporary folder, stopped afterwards."""
+    with tempfile.TemporaryDirectory(prefix="mnemo-bench-") as folder:
+        data = Path(folder)
+        settings = Neo4jSettings(bolt_port=free_port(), http_port=free_port(), heap="2g")
+        local = LocalNeo4j(settings, data)
+        status = local.start(timeout_s=240)
+        try:
+            yield settings.model_copy(update={"uri": status.bolt_uri}), data
+        finally:
+            local.stop()
+
+
+@contextmanager
+def running_service(neo4j: Neo4jSettings, data: Path) -> Iterator[str]:
+    """`mnemograph serve` against that Neo4j; yields its base URL."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMO_")}
+    env.update(MNEMO_NEO4J__URI=neo4j.uri, MNEMO_DATA_DIR=str(data / "service"),
+               MNEMO_HTTP__PORT=str(port), MNEMO_LOG_LEVEL="WARNING")
+    process = subprocess.Popen([sys.executable, "-m", "service.cli", "serve"], cwd=REPO, env=env)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.3)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

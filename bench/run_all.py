@@ -1,0 +1,13 @@
+"""Run every benchmark in turn (`make bench`); each prints and writes bench/results/*.json."""
+
+from __future__ import annotations
+
+from bench import bench_links
+
+
+def main() -> None:
+    bench_links.main()
+
+
+if __name__ == "__main__":
+    main()
