@@ -22,6 +22,7 @@ def random_links(count: int, rng: random.Random) -> list[dict[str, Any]]:
             "key": f"key-{rng.randrange(10**9):09d}",
             "weight": round(rng.random(), 2),
             "score": None if rng.random() < 0.2 else float(rng.randrange(101)),
+            "type": "related",
         }
         for i in range(count)
     ]

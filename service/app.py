@@ -21,6 +21,7 @@ from service.embeddings import Embedder, build_embedder
 from service.graph_store import CypherLibrary, GraphStore
 from service.memory_service import MemoryService
 from service.neo4j_local import LocalNeo4j
+from service.retrieval import Retrieval
 from service.retry import wait_until_ready
 from service.vector_store import (
     EdgeVectorStore,
@@ -41,6 +42,7 @@ class Runtime:
     vectors: VectorStore
     embedder: Embedder
     memories: MemoryService
+    retrieval: Retrieval
     authenticator: Authenticator
     started_at: float = field(default_factory=time.time)
 
@@ -105,6 +107,7 @@ async def open_runtime(settings: Settings) -> AsyncGenerator[Runtime]:
                 vectors=vectors,
                 embedder=embedder,
                 memories=memories,
+                retrieval=Retrieval(settings, graph, vectors, embedder, memories),
                 authenticator=Authenticator(settings.auth),
             )
         finally:

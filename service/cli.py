@@ -96,7 +96,7 @@ def _mcp(settings: Settings, _: argparse.Namespace) -> int:
 
     async def run() -> None:
         ref = RuntimeRef()
-        server = build_mcp_server(ref, settings.mcp.tool_prefix)
+        server = build_mcp_server(ref, settings.mcp.tool_prefix, settings.search.enabled)
         async with open_runtime(settings) as runtime:
             ref.set(runtime)
             await server.run_stdio_async()

@@ -109,6 +109,7 @@ class SearchSettings(BaseModel):
     min_vector_score: float = Field(default=0.2, ge=-1.0, le=1.0)
     bm25_saturation: float = Field(default=2.0, gt=0)
     rrf_k: int = Field(default=60, ge=1)
+    graph_max_nodes: int = Field(default=500, ge=1, le=100_000)
 
 
 class LimitsSettings(BaseModel):

@@ -28,9 +28,19 @@ from service.errors import (
     error_envelope,
     invalid_from_validation,
 )
+from service.fulltext import parse_keywords
 from service.mcp_server import RuntimeRef, SortLinks, build_mcp_server
 from service.metrics import REQUEST_LATENCY, REQUESTS, observe_readiness
 from service.models import LinkType, SaveInput, Term, Weight
+from service.search_models import (
+    Limit,
+    Offset,
+    Operator,
+    RetrieveInput,
+    SearchMode,
+    checked_filters,
+)
+from service.search_models import Query as SearchQuery
 from service.sorting import parse_sort_links
 
 log = logging.getLogger(__name__)
@@ -73,7 +83,7 @@ NamespaceQuery = Annotated[
 def create_app(settings: Settings) -> FastAPI:
     """The ASGI app: opens the runtime in its lifespan and serves HTTP + MCP."""
     ref = RuntimeRef()
-    mcp = build_mcp_server(ref, settings.mcp.tool_prefix)
+    mcp = build_mcp_server(ref, settings.mcp.tool_prefix, settings.search.enabled)
     mcp_app = mcp.streamable_http_app(
         streamable_http_path="/mcp", stateless_http=True, host=settings.http.host
     )
@@ -217,8 +227,78 @@ def create_app(settings: Settings) -> FastAPI:
             who.namespace_for(namespace), ref, target, link_type=type, remove=True
         )
 
+    @app.post("/v1/retrieve", tags=["search"])
+    async def retrieve(body: RetrieveBody, rt: RuntimeDep, who: PrincipalDep) -> JSONResponse:
+        """retrieve_context (body = its parameters)."""
+        who.require("reader")
+        rt.memories.require_enabled()
+        params = RetrieveInput.model_validate(body.model_dump(exclude={"namespace"}))
+        return JSONResponse(await rt.retrieval.retrieve(who.namespace_for(body.namespace), params))
+
+    if settings.search.enabled:
+        _add_search_routes(app)
     app.mount("/", mcp_app)
     return app
+
+
+class RetrieveBody(RetrieveInput):
+    namespace: str | None = None
+
+
+def _add_search_routes(app: FastAPI) -> None:
+    """GET /v1/search and GET /v1/fulltext (absent when search.enabled is false)."""
+
+    @app.get("/v1/search", tags=["search"])
+    async def search(
+        rt: RuntimeDep,
+        who: PrincipalDep,
+        query: Annotated[SearchQuery, Query()],
+        mode: Annotated[SearchMode, Query()] = "hybrid",
+        type: Annotated[list[str] | None, Query()] = None,
+        tags: Annotated[list[str] | None, Query()] = None,
+        limit: Annotated[Limit, Query()] = 10,
+        offset: Annotated[Offset, Query()] = 0,
+        sortLinks: Annotated[str | None, Query()] = None,
+        namespace: NamespaceQuery = None,
+    ) -> JSONResponse:
+        """memory_search; `type` and `tags` repeat or take comma-separated values."""
+        who.require("reader")
+        filters = checked_filters(_split(type), _split(tags))
+        result = await rt.retrieval.search(
+            who.namespace_for(namespace), query, mode, filters, limit, offset, sortLinks
+        )
+        return JSONResponse(result)
+
+    @app.get("/v1/fulltext", tags=["search"])
+    async def fulltext(
+        rt: RuntimeDep,
+        who: PrincipalDep,
+        keywords: Annotated[str, Query(description="Comma-separated keywords.")],
+        operator: Annotated[Operator, Query()] = "OR",
+        type: Annotated[list[str] | None, Query()] = None,
+        limit: Annotated[Limit, Query()] = 10,
+        offset: Annotated[Offset, Query()] = 0,
+        sortLinks: Annotated[str | None, Query()] = None,
+        namespace: NamespaceQuery = None,
+    ) -> JSONResponse:
+        """memory_fulltext_search with highlighted excerpts."""
+        who.require("reader")
+        result = await rt.retrieval.fulltext(
+            who.namespace_for(namespace),
+            parse_keywords(keywords),
+            operator,
+            MemoryFilters(types=_split(type)),
+            limit,
+            offset,
+            sortLinks,
+        )
+        return JSONResponse(result)
+
+
+def _split(values: list[str] | None) -> tuple[str, ...]:
+    """Repeated and comma-separated query values, blanks dropped."""
+    parts = (part.strip() for value in values or [] for part in value.split(","))
+    return tuple(dict.fromkeys(part for part in parts if part))
 
 
 async def _readiness(ref: RuntimeRef) -> dict[str, dict[str, str]]:

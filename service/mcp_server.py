@@ -26,6 +26,7 @@ from service.errors import (
     error_envelope,
     invalid_from_validation,
 )
+from service.fulltext import parse_keywords
 from service.models import (
     Content,
     LinkSpec,
@@ -37,10 +38,25 @@ from service.models import (
     Score,
     SessionId,
     Summary,
+    Tag,
     Tags,
     Term,
     Title,
     Weight,
+)
+from service.search_models import (
+    Limit,
+    MaxHops,
+    MemoryFilters,
+    Offset,
+    Operator,
+    Query,
+    RetrieveFilters,
+    RetrieveInput,
+    RetrieveMode,
+    SearchMode,
+    TypeFilter,
+    type_list,
 )
 from service.sorting import parse_sort_links
 
@@ -131,8 +147,11 @@ class EnvelopeMCPServer(MCPServer[Any]):
             return error_result(InternalError(), tool)
 
 
-def build_mcp_server(ref: RuntimeRef, prefix: str = "") -> MCPServer[Any]:
-    """The MCP server with every memory tool, named with `prefix`."""
+def build_mcp_server(
+    ref: RuntimeRef, prefix: str = "", search_enabled: bool = True
+) -> MCPServer[Any]:
+    """The MCP server with every memory tool, named with `prefix`; the two search tools only
+    when `search.enabled`."""
     server = EnvelopeMCPServer(
         prefix,
         name="mnemograph",
@@ -296,7 +315,152 @@ def build_mcp_server(ref: RuntimeRef, prefix: str = "") -> MCPServer[Any]:
 
         return await run("memory_delete", ctx, call)
 
+    @server.tool(name=f"{prefix}retrieve_context")
+    async def retrieve_context(
+        ctx: Context[Any],
+        query: Annotated[
+            Query,
+            Field(description="What to recall (1–10,000 chars).", examples=["OAuth2 JWT"]),
+        ],
+        search_mode: Annotated[
+            RetrieveMode,
+            Field(description="hybrid (all channels), vector, graph, keyword or kv."),
+        ] = "hybrid",
+        sort_by: Annotated[
+            str,
+            Field(
+                description="timestamp (newest first, default) or relevance (score desc).",
+                json_schema_extra={"enum": ["timestamp", "relevance"]},
+            ),
+        ] = "timestamp",
+        type: Annotated[
+            TypeFilter | None, Field(description="Only memories of this type (or types).")
+        ] = None,
+        filters: Annotated[
+            RetrieveFilters | None,
+            Field(
+                description="date_from/date_to (ISO, inclusive, on created_at), tags (all "
+                "required), types, min_score (memory importance; unknown counts as 50)."
+            ),
+        ] = None,
+        limit: Annotated[Limit, Field(description="Maximum results (1–100).")] = 10,
+        max_hops: Annotated[MaxHops, Field(description="Graph depth (1–5).")] = 2,
+        anchors: Annotated[
+            list[str] | None, Field(description="Memory ids or keys to start the graph from.")
+        ] = None,
+        sortLinks: SortLinks = None,
+        namespace: Namespace = None,
+    ) -> CallToolResult:
+        """Recall context for the current task: merges vector similarity, keyword (BM25), exact
+        key matches and memories linked to those (graph, score 1/(hops+0.5)), keeps the `limit`
+        best, then orders them by `sort_by`."""
+        arguments = {
+            "query": query,
+            "search_mode": search_mode,
+            "sort_by": sort_by,
+            "type": type,
+            "filters": filters,
+            "limit": limit,
+            "max_hops": max_hops,
+            "anchors": anchors,
+            "sortLinks": sortLinks,
+        }
+
+        async def call(runtime: Runtime, principal: Principal) -> dict[str, Any]:
+            principal.require("reader")
+            params = RetrieveInput.model_validate(arguments)
+            return await runtime.retrieval.retrieve(principal.namespace_for(namespace), params)
+
+        return await run("retrieve_context", ctx, call)
+
+    if search_enabled:
+        _add_search_tools(server, prefix, run)
     return server
+
+
+Runner = Callable[
+    [str, Context[Any], Callable[[Runtime, Principal], Awaitable[dict[str, Any]]]],
+    Awaitable[CallToolResult],
+]
+
+
+def _add_search_tools(server: MCPServer[Any], prefix: str, run: Runner) -> None:
+    """memory_search and memory_fulltext_search (seed 002)."""
+
+    @server.tool(name=f"{prefix}memory_search")
+    async def memory_search(
+        ctx: Context[Any],
+        query: Annotated[Query, Field(description="What to search for.", examples=["auth bug"])],
+        mode: Annotated[
+            SearchMode,
+            Field(description="hybrid (BM25 + vector, RRF k=60), bm25 or vector."),
+        ] = "hybrid",
+        type: Annotated[
+            TypeFilter | None, Field(description="Only memories of this type (or types).")
+        ] = None,
+        tags: Annotated[
+            list[Tag] | None, Field(description="Only memories with all these tags.")
+        ] = None,
+        limit: Annotated[Limit, Field(description="Maximum results (1–100).")] = 10,
+        offset: Annotated[Offset, Field(description="Results to skip (paging).")] = 0,
+        sortLinks: SortLinks = None,
+        namespace: Namespace = None,
+    ) -> CallToolResult:
+        """Search memories by meaning and keywords; best match first, `total` counts all
+        matches before paging."""
+
+        async def call(runtime: Runtime, principal: Principal) -> dict[str, Any]:
+            principal.require("reader")
+            filters = MemoryFilters(types=type_list(type), tags=tuple(tags or ()))
+            return await runtime.retrieval.search(
+                principal.namespace_for(namespace),
+                query,
+                mode,
+                filters,
+                limit,
+                offset,
+                sortLinks,
+            )
+
+        return await run("memory_search", ctx, call)
+
+    @server.tool(name=f"{prefix}memory_fulltext_search")
+    async def memory_fulltext_search(
+        ctx: Context[Any],
+        keywords: Annotated[
+            list[str] | str,
+            Field(
+                description="Terms to find: a list, or one comma-separated string. Matched as "
+                "literal terms (no query syntax).",
+                examples=[["neo4j", "fulltext"], "neo4j, fulltext"],
+            ),
+        ],
+        operator: Annotated[
+            Operator, Field(description="OR (any keyword, default) or AND (all keywords).")
+        ] = "OR",
+        type: Annotated[
+            TypeFilter | None, Field(description="Only memories of this type (or types).")
+        ] = None,
+        limit: Annotated[Limit, Field(description="Maximum results (1–100).")] = 10,
+        offset: Annotated[Offset, Field(description="Results to skip (paging).")] = 0,
+        sortLinks: SortLinks = None,
+        namespace: Namespace = None,
+    ) -> CallToolResult:
+        """Full-text search with highlighted excerpts (`<mark>` around each matched term)."""
+
+        async def call(runtime: Runtime, principal: Principal) -> dict[str, Any]:
+            principal.require("reader")
+            return await runtime.retrieval.fulltext(
+                principal.namespace_for(namespace),
+                parse_keywords(keywords),
+                operator,
+                MemoryFilters(types=type_list(type)),
+                limit,
+                offset,
+                sortLinks,
+            )
+
+        return await run("memory_fulltext_search", ctx, call)
 
 
 def _principal(runtime: Runtime, ctx: Context[Any]) -> Principal:

@@ -185,6 +185,7 @@ class MemoryService:
             "tags": fields["tags"],
             "key": key,
             "created_at": epoch_ms(created_at),
+            "score": data.score,
         }
         return _SavePlan(
             id=memory_id,
@@ -238,6 +239,7 @@ class MemoryService:
             tags=tuple(plan.fields["tags"]),
             key=plan.key,
             created_at_ms=epoch_ms(plan.created_at),
+            score=plan.fields["score"],
         )
 
     # -- get ------------------------------------------------------------------------------
@@ -386,6 +388,7 @@ class MemoryService:
                     tags=tuple(row["tags"] or ()),
                     key=row["key"],
                     created_at_ms=epoch_ms(row["created_at"]),
+                    score=row["score"],
                 )
                 for i, row in enumerate(rows)
             ]

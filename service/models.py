@@ -149,7 +149,13 @@ def iso_ms(value: datetime | int | None) -> str | None:
     seconds, ms = divmod(millis, 1000)
     t = time.gmtime(seconds)
     return "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ" % (  # noqa: UP031 - hot path
-        t.tm_year, t.tm_mon, t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec, ms
+        t.tm_year,
+        t.tm_mon,
+        t.tm_mday,
+        t.tm_hour,
+        t.tm_min,
+        t.tm_sec,
+        ms,
     )
 
 

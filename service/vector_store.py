@@ -30,6 +30,7 @@ VECTOR_NAME = "dense"
 # Payload fields with an index; `namespace` is the tenant key.
 KEYWORD_FIELDS = ("namespace", "type", "tags", "key")
 INTEGER_FIELDS = ("created_at",)
+FLOAT_FIELDS = ("score",)
 
 
 @dataclass(frozen=True)
@@ -43,14 +44,17 @@ class VectorPoint:
     tags: tuple[str, ...]
     key: str
     created_at_ms: int
+    score: float | None = None
 
     def payload(self) -> dict[str, Any]:
+        """Filterable fields; `score` is the importance with null counted as 50."""
         return {
             "namespace": self.namespace,
             "type": self.type,
             "tags": list(self.tags),
             "key": self.key,
             "created_at": self.created_at_ms,
+            "score": 50.0 if self.score is None else float(self.score),
         }
 
 
@@ -63,6 +67,7 @@ class VectorFilter:
     tags: tuple[str, ...] = ()
     created_from_ms: int | None = None
     created_to_ms: int | None = None
+    min_score: float | None = None
 
 
 @dataclass(frozen=True)
@@ -179,6 +184,11 @@ class EdgeVectorStore:
             if name not in existing:
                 shard.update(
                     edge.UpdateOperation.create_field_index(name, edge.PayloadSchemaType.Integer)
+                )
+        for name in FLOAT_FIELDS:
+            if name not in existing:
+                shard.update(
+                    edge.UpdateOperation.create_field_index(name, edge.PayloadSchemaType.Float)
                 )
         return shard
 
@@ -302,6 +312,8 @@ def _edge_filter(flt: VectorFilter) -> edge.Filter:
             lte=None if flt.created_to_ms is None else float(flt.created_to_ms),
         )
         must.append(edge.FieldCondition("created_at", range=bounds))
+    if flt.min_score is not None:
+        must.append(edge.FieldCondition("score", range=edge.RangeFloat(gte=flt.min_score)))
     return edge.Filter(must=must)
 
 
@@ -341,6 +353,10 @@ class ServerVectorStore:
             for name in INTEGER_FIELDS:
                 await self._client.create_payload_index(
                     self._collection, name, qm.PayloadSchemaType.INTEGER
+                )
+            for name in FLOAT_FIELDS:
+                await self._client.create_payload_index(
+                    self._collection, name, qm.PayloadSchemaType.FLOAT
                 )
         except Exception as exc:
             raise BackendUnavailable("qdrant", str(exc)) from exc
@@ -444,4 +460,6 @@ def _server_filter(flt: VectorFilter) -> qm.Filter:
                 range=qm.Range(gte=flt.created_from_ms, lte=flt.created_to_ms),
             )
         )
+    if flt.min_score is not None:
+        must.append(qm.FieldCondition(key="score", range=qm.Range(gte=flt.min_score)))
     return qm.Filter(must=must)

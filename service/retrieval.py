@@ -1,0 +1,333 @@
+"""Search and retrieval: memory_search (bm25 | vector | hybrid), memory_fulltext_search and
+retrieve_context (vector, keyword, kv and graph channels, merged, then ordered by sort_by)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+from service.config import Settings
+from service.embeddings import Embedder
+from service.errors import BackendUnavailable
+from service.fulltext import excerpt, free_text_query, keywords_query, match_spans
+from service.fusion import Candidate, graph_score, keep_best, keyword_score, merge, order_by, rrf
+from service.graph_store import GraphStore
+from service.memory_service import MemoryService
+from service.search_models import MemoryFilters, RetrieveInput, parse_sort_by
+from service.sorting import parse_sort_links
+from service.vector_store import VectorStore
+
+log = logging.getLogger(__name__)
+
+MAX_CANDIDATES = 1000
+T = TypeVar("T")
+GRAPH_SEEDS = 5
+_TOKEN = re.compile(r"[^\s,;]+")
+
+
+Reached = dict[str, tuple[int, list[str]]]  # memory id → (hop distance, path of keys)
+
+
+class Retrieval:
+    """The read side: every search goes through here, for MCP and HTTP alike."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        graph: GraphStore,
+        vectors: VectorStore,
+        embedder: Embedder,
+        memories: MemoryService,
+    ) -> None:
+        self.settings = settings
+        self.graph = graph
+        self.vectors = vectors
+        self.embedder = embedder
+        self.memories = memories
+
+    # -- memory_search --------------------------------------------------------------------
+
+    async def search(
+        self,
+        namespace: str,
+        query: str,
+        mode: str = "hybrid",
+        filters: MemoryFilters | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        sort_links: object = None,
+    ) -> dict[str, Any]:
+        """BM25, vector or both fused by RRF; `total` counts matches before paging."""
+        self.memories.require_enabled()
+        sort = parse_sort_links(sort_links)
+        flt = filters or MemoryFilters()
+        bm25: list[tuple[str, float]] = []
+        vector: list[tuple[str, float]] = []
+        bm25_total = 0
+        if mode in ("bm25", "hybrid"):
+            bm25_total, bm25 = await self._bm25(
+                namespace, free_text_query(query), flt, 0, MAX_CANDIDATES
+            )
+        if mode in ("vector", "hybrid"):
+            vector = await self._vector(namespace, query, flt, MAX_CANDIDATES)
+        if mode == "bm25":
+            ranked = [(i, s, "bm25") for i, s in bm25]
+            total = bm25_total
+        elif mode == "vector":
+            ranked = [(i, s, "vector") for i, s in vector]
+            total = len(vector)
+        else:
+            ranked = rrf(
+                {"bm25": [i for i, _ in bm25], "vector": [i for i, _ in vector]},
+                self.settings.search.rrf_k,
+            )
+            total = len(ranked)
+        page = ranked[offset : offset + limit]
+        views = await self.memories.hydrate(namespace, [i for i, _, _ in page], sort)
+        results = [
+            {
+                "id": memory_id,
+                "key": views[memory_id]["key"],
+                "title": views[memory_id]["title"],
+                "summary": views[memory_id]["summary"],
+                "type": views[memory_id]["type"],
+                "score": score,
+                "matchType": match,
+                "createdAt": views[memory_id]["created_at"],
+                "memory_score": views[memory_id]["score"],
+                "links": views[memory_id]["links"],
+            }
+            for memory_id, score, match in page
+            if memory_id in views
+        ]
+        return {
+            "success": True,
+            "results": results,
+            "total": total,
+            "limit": limit,
+            "offset": offset,
+        }
+
+    async def _bm25(
+        self, namespace: str, lucene: str | None, flt: MemoryFilters, skip: int, limit: int
+    ) -> tuple[int, list[tuple[str, float]]]:
+        if lucene is None:
+            return 0, []
+        rows = await self.graph.read(
+            "search_fulltext",
+            lucene=lucene,
+            namespace=namespace,
+            skip=skip,
+            limit=limit,
+            **flt.cypher(),
+        )
+        return rows[0]["total"], [(hit["id"], float(hit["score"])) for hit in rows[0]["hits"]]
+
+    async def _vector(
+        self, namespace: str, query: str, flt: MemoryFilters, limit: int
+    ) -> list[tuple[str, float]]:
+        vector = (await self.embedder.embed([query]))[0]
+        hits = await self.vectors.search(
+            vector, flt.vector(namespace), limit, self.settings.search.min_vector_score
+        )
+        return [(hit.id, max(0.0, hit.score)) for hit in hits]
+
+    # -- memory_fulltext_search -----------------------------------------------------------
+
+    async def fulltext(
+        self,
+        namespace: str,
+        keywords: Sequence[str],
+        operator: str = "OR",
+        filters: MemoryFilters | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        sort_links: object = None,
+    ) -> dict[str, Any]:
+        """Keywords as literal terms (AND | OR), with highlighted excerpts."""
+        self.memories.require_enabled()
+        sort = parse_sort_links(sort_links)
+        flt = filters or MemoryFilters()
+        total, hits = await self._bm25(
+            namespace, keywords_query(keywords, operator), flt, offset, limit
+        )
+        views = await self.memories.hydrate(namespace, [i for i, _ in hits], sort)
+        results: list[dict[str, Any]] = []
+        for memory_id, score in hits:
+            view = views.get(memory_id)
+            if view is None:
+                continue
+            text = view["content"]
+            if not match_spans(text, keywords) and match_spans(view["summary"], keywords):
+                text = view["summary"]
+            results.append(
+                {
+                    "id": memory_id,
+                    "key": view["key"],
+                    "title": view["title"],
+                    "summary": view["summary"],
+                    "excerpt": excerpt(text, keywords),
+                    "score": score,
+                    "memory_score": view["score"],
+                    "links": view["links"],
+                }
+            )
+        return {
+            "success": True,
+            "results": results,
+            "total": total,
+            "limit": limit,
+            "offset": offset,
+        }
+
+    # -- retrieve_context -----------------------------------------------------------------
+
+    async def retrieve(self, namespace: str, params: RetrieveInput) -> dict[str, Any]:
+        """Channels concurrently, graph from their best hits, merge, keep `limit`, sort_by."""
+        self.memories.require_enabled()
+        sort_by = parse_sort_by(params.sort_by)
+        sort = parse_sort_links(params.sortLinks)
+        flt = params.memory_filters()
+        mode = params.search_mode
+        wanted = {
+            "hybrid": ("vector", "keyword", "kv"),
+            "vector": ("vector",),
+            "keyword": ("keyword",),
+            "kv": ("kv",),
+            "graph": ("keyword", "kv"),
+        }[mode]
+        runners: dict[str, Callable[[], Awaitable[dict[str, float]]]] = {
+            "vector": lambda: self._vector_channel(namespace, params.query, flt),
+            "keyword": lambda: self._keyword_channel(namespace, params.query, flt),
+            "kv": lambda: self._kv_channel(namespace, params.query, flt),
+        }
+        warnings: list[str] = []
+        async with asyncio.TaskGroup() as group:
+            tasks = {
+                name: group.create_task(_guarded(name, runners[name], warnings)) for name in wanted
+            }
+        scores = {name: task.result() for name, task in tasks.items()}
+        candidates = merge({name: found for name, found in scores.items() if found is not None})
+        if mode in ("hybrid", "graph"):
+            anchors = await self.memories.resolve(
+                namespace, ids=params.anchors or [], keys=params.anchors or []
+            )
+            seeds = [c.id for c in sorted(candidates.values(), key=lambda c: (-c.score, c.id))]
+            seeds = list(dict.fromkeys([*seeds[:GRAPH_SEEDS], *anchors.values()]))
+            reached = await _guarded(
+                "graph", lambda: self._graph(namespace, seeds, params.max_hops), warnings
+            )
+            if mode == "graph":
+                candidates = {}
+            for memory_id, (hops, path) in (reached or {}).items():
+                candidate = candidates.setdefault(memory_id, Candidate(memory_id))
+                candidate.scores["graph"] = graph_score(hops)
+                candidate.hop_distance, candidate.path = hops, path
+        briefs = await self._briefs(namespace, list(candidates))
+        admitted = [c for c in candidates.values() if c.id in briefs and flt.admits(briefs[c.id])]
+        created = {memory_id: brief["created_ms"] for memory_id, brief in briefs.items()}
+        kept = order_by(keep_best(admitted, created, params.limit), sort_by, created)
+        views = await self.memories.hydrate(namespace, [c.id for c in kept], sort)
+        results = [_context_item(c, views[c.id]) for c in kept if c.id in views]
+        return {
+            "success": True,
+            "results": results,
+            "total_count": len(admitted),
+            "search_mode_used": mode,
+            "sort_by": sort_by,
+            "message": f"Found {len(results)} contexts",
+            "warnings": warnings,
+        }
+
+    async def _vector_channel(
+        self, namespace: str, query: str, flt: MemoryFilters
+    ) -> dict[str, float]:
+        return dict(await self._vector(namespace, query, flt, 100))
+
+    async def _keyword_channel(
+        self, namespace: str, query: str, flt: MemoryFilters
+    ) -> dict[str, float]:
+        _, hits = await self._bm25(namespace, free_text_query(query), flt, 0, 100)
+        k = self.settings.search.bm25_saturation
+        return {memory_id: keyword_score(score, k) for memory_id, score in hits}
+
+    async def _kv_channel(self, namespace: str, query: str, flt: MemoryFilters) -> dict[str, float]:
+        tokens = list(dict.fromkeys(_TOKEN.findall(query)))[:64]
+        rows = await self.graph.read(
+            "search_kv",
+            namespace=namespace,
+            query=query.strip(),
+            tokens=tokens,
+            limit=100,
+            **flt.cypher(),
+        )
+        scores: dict[str, float] = {}
+        for row in rows:
+            scores[row["id"]] = max(scores.get(row["id"], 0.0), float(row["score"]))
+        return scores
+
+    async def _graph(self, namespace: str, seeds: Sequence[str], max_hops: int) -> Reached:
+        """Breadth-first over LINK (both directions) from the seeds, bounded by
+        `search.graph_max_nodes`: every memory at 1..max_hops with its shortest path."""
+        budget = self.settings.search.graph_max_nodes
+        paths: dict[str, tuple[int, list[str]]] = {}
+        if seeds:
+            rows = await self.graph.read("memory_keys", ids=list(seeds), namespace=namespace)
+            paths = {row["id"]: (0, [row["key"]]) for row in rows}
+        frontier = list(paths)
+        for hop in range(1, max_hops + 1):
+            if not frontier or len(paths) >= budget:
+                break
+            rows = await self.graph.read(
+                "graph_neighbors",
+                frontier=frontier,
+                namespace=namespace,
+                limit=budget - len(paths) + len(frontier) * 8,
+            )
+            next_frontier: list[str] = []
+            for row in rows:
+                if row["id"] in paths or len(paths) >= budget:
+                    continue
+                paths[row["id"]] = (hop, [*paths[row["from_id"]][1], row["key"]])
+                next_frontier.append(row["id"])
+            frontier = next_frontier
+        return {i: (hop, path) for i, (hop, path) in paths.items() if hop >= 1}
+
+    async def _briefs(self, namespace: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        if not ids:
+            return {}
+        rows = await self.graph.read("memory_brief", ids=list(ids), namespace=namespace)
+        return {row["id"]: row for row in rows}
+
+
+async def _guarded(name: str, run: Callable[[], Awaitable[T]], warnings: list[str]) -> T | None:
+    """A channel's result, or None and a warning when its backend is down (the others go on)."""
+    try:
+        return await run()
+    except BackendUnavailable as error:
+        log.warning("channel %s failed: %s", name, error.message)
+        warnings.append(f"{name} channel unavailable: {error.message}")
+        return None
+
+
+def _context_item(candidate: Candidate, view: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": candidate.id,
+        "key": view["key"],
+        "title": view["title"],
+        "summary": view["summary"],
+        "content": view["content"],
+        "type": view["type"],
+        "tags": view["tags"],
+        "score": candidate.score,
+        "source": candidate.source,
+        "scores": dict(candidate.scores),
+        "hop_distance": candidate.hop_distance,
+        "path": candidate.path,
+        "created_at": view["created_at"],
+        "memory_score": view["score"],
+        "links": view["links"],
+    }
