@@ -287,7 +287,7 @@ def _add_search_routes(app: FastAPI) -> None:
             who.namespace_for(namespace),
             parse_keywords(keywords),
             operator,
-            MemoryFilters(types=_split(type)),
+            checked_filters(_split(type), ()),
             limit,
             offset,
             sortLinks,
