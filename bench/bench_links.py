@@ -34,8 +34,11 @@ def bench_sorting() -> dict[str, Any]:
     for count, target in ((1_000, 1.0), (10_000, 10.0)):
         links = random_links(count, rng)
         stats = summary(timed_ms(lambda links=links: sort_links(links, sort=True), 200))
-        results[f"sort_{count}_links"] = {**stats, "target_p50_ms": target,
-                                          "met": stats["p50_ms"] <= target}
+        results[f"sort_{count}_links"] = {
+            **stats,
+            "target_p50_ms": target,
+            "met": stats["p50_ms"] <= target,
+        }
     return results
 
 
@@ -44,8 +47,10 @@ def bench_memory_get() -> dict[str, Any]:
         client = httpx.Client(base_url=url, timeout=60)
         for i in range(1_000):
             if i % 100 == 0:
-                batch = [{"key": f"t-{j}", "content": f"target {j}", "score": j % 101}
-                         for j in range(i, i + 100)]
+                batch = [
+                    {"key": f"t-{j}", "content": f"target {j}", "score": j % 101}
+                    for j in range(i, i + 100)
+                ]
             response = client.post("/v1/memories", json=batch[i % 100])
             response.raise_for_status()
         links = [{"key": f"t-{j}", "weight": (j % 100) / 100} for j in range(1_000)]
@@ -55,8 +60,14 @@ def bench_memory_get() -> dict[str, Any]:
         samples = timed_ms(lambda: client.get("/v1/memories/hub").raise_for_status(), 100)
         count = len(client.get("/v1/memories/hub").json()["memory"]["links"])
         stats = summary(samples)
-        return {"memory_get_1000_links_http": {**stats, "links": count, "target_p50_ms": 50.0,
-                                               "met": stats["p50_ms"] <= 50.0}}
+        return {
+            "memory_get_1000_links_http": {
+                **stats,
+                "links": count,
+                "target_p50_ms": 50.0,
+                "met": stats["p50_ms"] <= 50.0,
+            }
+        }
 
 
 def main() -> None:

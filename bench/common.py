@@ -82,8 +82,12 @@ def running_service(neo4j: Neo4jSettings, data: Path) -> Iterator[str]:
     """`mnemograph serve` against that Neo4j; yields its base URL."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMO_")}
-    env.update(MNEMO_NEO4J__URI=neo4j.uri, MNEMO_DATA_DIR=str(data / "service"),
-               MNEMO_HTTP__PORT=str(port), MNEMO_LOG_LEVEL="WARNING")
+    env.update(
+        MNEMO_NEO4J__URI=neo4j.uri,
+        MNEMO_DATA_DIR=str(data / "service"),
+        MNEMO_HTTP__PORT=str(port),
+        MNEMO_LOG_LEVEL="WARNING",
+    )
     process = subprocess.Popen([sys.executable, "-m", "service.cli", "serve"], cwd=REPO, env=env)
     url = f"http://127.0.0.1:{port}"
     try:

@@ -237,8 +237,9 @@ class EdgeVectorStore:
             score_threshold=score_threshold,
             with_payload=False,
         )
+        shard = self.shard
         try:
-            points = self.shard.query(request)
+            points = shard.query(request)
         except Exception as exc:
             raise BackendUnavailable("qdrant", str(exc)) from exc
         return [VectorHit(str(p.id), float(p.score)) for p in points]

@@ -18,6 +18,7 @@ from service.embeddings import LocalMiniLM
 from service.graph_store import CypherLibrary, GraphStore
 from service.memory_service import MemoryService
 from service.neo4j_local import LocalNeo4j, free_port
+from service.retrieval import Retrieval
 from service.vector_store import EdgeVectorStore, ServerVectorStore
 
 
@@ -93,3 +94,14 @@ async def server_store(tmp_path: Path) -> AsyncIterator[ServerVectorStore]:
     await store.open()
     yield store
     await store.close()
+
+
+@pytest_asyncio.fixture(scope="session")
+async def retrieval(
+    settings: Settings,
+    graph: GraphStore,
+    edge_store: EdgeVectorStore,
+    embedder: LocalMiniLM,
+    memories: MemoryService,
+) -> Retrieval:
+    return Retrieval(settings, graph, edge_store, embedder, memories)

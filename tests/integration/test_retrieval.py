@@ -1,0 +1,407 @@
+"""memory_search, memory_fulltext_search and retrieve_context against the real Neo4j, Qdrant
+Edge and embedder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.errors import InvalidParameter
+from service.graph_store import GraphStore
+from service.memory_service import MemoryService
+from service.models import SaveInput
+from service.retrieval import Retrieval
+from service.search_models import MemoryFilters, RetrieveInput
+from service.vector_store import EdgeVectorStore
+
+CORPUS: list[dict[str, Any]] = [
+    {
+        "key": "auth-bug",
+        "type": "bugfix",
+        "tags": ["auth", "login"],
+        "score": 90,
+        "title": "Login fails after token refresh",
+        "content": "Users were logged out because the OAuth refresh token expired early.",
+    },
+    {
+        "key": "db-choice",
+        "type": "decision",
+        "tags": ["architecture"],
+        "score": 80,
+        "title": "Use Neo4j for the memory graph",
+        "content": "We store memories and weighted links in Neo4j; vectors live in Qdrant.",
+    },
+    {
+        "key": "cafe-notes",
+        "type": "note",
+        "tags": ["food"],
+        "score": 20,
+        "title": "Café menu",
+        "content": "The café near the office serves crème brûlée on Fridays.",
+    },
+    {
+        "key": "cjk-note",
+        "type": "note",
+        "tags": ["i18n"],
+        "title": "数据库",
+        "content": "我们使用数据库存储记忆和链接。",
+    },
+    {
+        "key": "deploy",
+        "type": "design",
+        "tags": ["ops"],
+        "score": 60,
+        "title": "Deployment with docker compose",
+        "content": "Neo4j, Qdrant and the service run under docker compose with health checks.",
+    },
+]
+
+
+async def seed(memories: MemoryService, namespace: str) -> dict[str, str]:
+    ids: dict[str, str] = {}
+    for item in CORPUS:
+        saved = await memories.save(namespace, SaveInput.model_validate(item))
+        ids[item["key"]] = saved["memory"]["id"]
+    return ids
+
+
+def keys(results: list[dict[str, Any]]) -> list[str]:
+    return [r["key"] for r in results]
+
+
+# -- memory_search ---------------------------------------------------------------------------
+
+
+async def test_bm25_search_ranks_keyword_matches_with_descending_scores(
+    memories: MemoryService, retrieval: Retrieval, namespace: str
+) -> None:
+    await seed(memories, namespace)
+    result = await retrieval.search(namespace, "neo4j qdrant", mode="bm25")
+    assert set(keys(result["results"])) == {"db-choice", "deploy"}
+    scores = [r["score"] for r in result["results"]]
+    assert scores == sorted(scores, reverse=True)
+    assert {r["matchType"] for r in result["results"]} == {"bm25"}
+    assert result["total"] == 2
+
+
+async def test_vector_search_finds_a_paraphrase_with_no_shared_words(
+    memories: MemoryService, retrieval: Retrieval, namespace: str
+) -> None:
+    await seed(memories, namespace)
+    result = await retrieval.search(namespace, "people get signed out unexpectedly", mode="vector")
+    assert keys(result["results"])[0] == "auth-bug"
+    assert result["results"][0]["matchType"] == "vector"
+    scores = [r["score"] for r in result["results"]]
+    assert scores == sorted(scores, reverse=True)
+
+
+async def test_hybrid_search_fuses_both_engines_best_first(
+    memories: MemoryService, retrieval: Retrieval, namespace: str
+) -> None:
+    await seed(memories, namespace)
+    result = await retrieval.search(namespace, "where do we store the memory graph? neo4j")
+    first = result["results"][0]
+    assert (first["key"], first["matchType"]) == ("db-choice", "both")
+    scores = [r["score"] for r in result["results"]]
+    assert scores == sorted(scores, reverse=True)
+    assert first["memory_score"] == 80.0
+    assert set(first) == {
+        "id",
+        "key",
+        "title",
+        "summary",
+        "type",
+        "score",
+        "matchType",
+        "createdAt",
+        "memory_score",
+        "links",
+    }
+
+
+async def test_search_counts_total_before_paging(
+    memories: MemoryService, retrieval: Retrieval, namespace: str
+) -> None:
+    await seed(memories, namespace)
+    whole = await retrieval.search(namespace, "neo4j qdrant docker", mode="bm25", limit=10)
+    page = await retrieval.search(namespace, "neo4j qdrant docker", mode="bm25", limit=1, offset=1)
+    assert page["total"] == whole["total"] == 2
+    assert keys(page["results"]) == keys(whole["results"])[1:2]
+    assert (page["limit"], page["offset"]) == (1, 1)
+
+
+async def test_search_type_and_tag_filters_apply_in_both_engines(
+    memories: MemoryService, retrieval: Retrieval, namespace: str
+) -> None:
+    await seed(memories, namespace)
+    for mode in ("bm25", "vector", "hybrid"):
+        by_type = await retrieval.search(
+            namespace, "neo4j qdrant docker", mode=mode, filters=MemoryFilters(types=("design",))
+        )
+        assert keys(by_type["results"]) == ["deploy"], mode
+        by_tag = await retrieval.search(
+            namespace, "neo4j graph", mode=mode, filters=MemoryFilters(tags=("architecture",))
+        )
+        assert keys(by_tag["results"]) == ["db-choice"], mode
+
+
+# -- memory_fulltext_search --------------------------------------------------------------------
+
+
+async def test_fulltext_or_matches_any_keyword_and_and_needs_all(
+    memories: MemoryService, retrieval: Retrieval, namespace: str
+) -> None:
+    await seed(memories, namespace)
+    either = await retrieval.fulltext(namespace, ["oauth", "docker"], "OR")
+    both = await retrieval.fulltext(namespace, ["neo4j", "docker"], "AND")
+    assert set(keys(either["results"])) == {"auth-bug", "deploy"}
+    assert keys(both["results"]) == ["deploy"]
+    assert both["total"] == 1
+
+
+async def test_fulltext_highlights_terms_in_an_escaped_excerpt(
+    memories: MemoryService, retrieval: Retrieval, namespace: str
+) -> None:
+    await memories.save(namespace, SaveInput(key="html", content="Use <b>Neo4j</b> & neo4j"))
+    result = await retrieval.fulltext(namespace, ["neo4j"])
+    assert result["results"][0]["excerpt"] == (
+        "Use &lt;b&gt;<mark>Neo4j</mark>&lt;/b&gt; &amp; <mark>neo4j</mark>"
+    )
+
+
+async def test_fulltext_query_syntax_is_just_text(
+    memories: MemoryService, retrieval: Retrieval, namespace: str
+) -> None:
+    await seed(memories, namespace)
+    assert (await retrieval.fulltext(namespace, ["foo) OR (*"]))["results"] == []
+    assert (await retrieval.fulltext(namespace, ["*:*", "content:neo4j~"]))["results"] == []
+
+
+async def test_fulltext_works_for_cjk_and_accents(
+    memories: MemoryService, retrieval: Retrieval, namespace: str
+) -> None:
+    await seed(memories, namespace)
+    cjk = await retrieval.fulltext(namespace, ["数据库"])
+    assert keys(cjk["results"]) == ["cjk-note"]
+    assert "<mark>数据库</mark>" in cjk["results"][0]["excerpt"]
+    folded = await retrieval.fulltext(namespace, ["creme brulee"])
+    assert keys(folded["results"]) == ["cafe-notes"]
+    assert "<mark>crème brûlée</mark>" in folded["results"][0]["excerpt"]
+
+
+# -- retrieve_context --------------------------------------------------------------------------
+
+
+async def build_chain(memories: MemoryService, namespace: str) -> None:
+    """root → one → two → three, plus an unlinked `island`."""
+    for key in ("three", "two", "one"):
+        await memories.save(namespace, SaveInput(key=key, content=f"chain memory {key}"))
+    await memories.save(namespace, SaveInput(key="island", content="unrelated"))
+    await memories.link(namespace, "one", "two")
+    await memories.link(namespace, "three", "two")  # reached against the link direction
+    await memories.save(
+        namespace, SaveInput(key="root", content="chain start", links=[{"key": "one"}])
+    )
+
+
+async def test_graph_scores_follow_one_over_hops_plus_half(
+    memories: MemoryService, retrieval: Retrieval, namespace: str
+) -> None:
+    await build_chain(memories, namespace)
+    result = await retrieval.retrieve(
+        namespace,
+        RetrieveInput(query="root", search_mode="graph", max_hops=3, sort_by="relevance"),
+    )
+    items = [
+        (r["key"], round(r["score"], 3), r["hop_distance"], r["path"], r["source"])
+        for r in result["results"]
+    ]
+    assert items == [
+        ("one", 0.667, 1, ["root", "one"], "graph"),
+        ("two", 0.4, 2, ["root", "one", "two"], "graph"),
+        ("three", 0.286, 3, ["root", "one", "two", "three"], "graph"),
+    ]
+    assert result["search_mode_used"] == "graph"
+
+
+async def test_max_hops_bounds_the_traversal(
+    memories: MemoryService, retrieval: Retrieval, namespace: str
+) -> None:
+    await build_chain(memories, namespace)
+    result = await retrieval.retrieve(
+        namespace, RetrieveInput(query="root", search_mode="graph", max_hops=1)
+    )
+    assert keys(result["results"]) == ["one"]
+
+
+async def test_timestamp_order_is_newest_first_and_relevance_is_score_desc(
+    memories: MemoryService, retrieval: Retrieval, namespace: str
+) -> None:
+    await build_chain(memories, namespace)
+    by_time = await retrieval.retrieve(
+        namespace, RetrieveInput(query="root", search_mode="graph", max_hops=3)
+    )
+    by_score = await retrieval.retrieve(
+        namespace,
+        RetrieveInput(query="root", search_mode="graph", max_hops=3, sort_by="relevance"),
+    )
+    assert by_time["sort_by"] == "timestamp"
+    assert keys(by_time["results"]) == ["one", "two", "three"]  # saved three, two, one
+    created = [r["created_at"] for r in by_time["results"]]
+    assert created == sorted(created, reverse=True)
+    assert keys(by_score["results"]) == ["one", "two", "three"]
+    assert [r["score"] for r in by_score["results"]] == sorted(
+        [r["score"] for r in by_score["results"]], reverse=True
+    )
+
+
+async def test_sort_by_applies_after_keeping_the_limit_best(
+    memories: MemoryService, retrieval: Retrieval, namespace: str
+) -> None:
+    await build_chain(memories, namespace)
+    result = await retrieval.retrieve(
+        namespace, RetrieveInput(query="root", search_mode="graph", max_hops=3, limit=2)
+    )
+    assert keys(result["results"]) == ["one", "two"]
+    assert result["total_count"] == 3
+
+
+async def test_hybrid_merges_channels_with_kv_and_graph(
+    memories: MemoryService, retrieval: Retrieval, namespace: str
+) -> None:
+    await build_chain(memories, namespace)
+    result = await retrieval.retrieve(
+        namespace, RetrieveInput(query="root", sort_by="relevance", max_hops=1)
+    )
+    first = result["results"][0]
+    assert (first["key"], first["source"], first["score"]) == ("root", "kv", 1.0)
+    assert first["scores"]["kv"] == 1.0
+    one = next(r for r in result["results"] if r["key"] == "one")
+    assert one["scores"]["graph"] == pytest.approx(1 / 1.5)
+    assert one["hop_distance"] == 1
+    assert result["warnings"] == []
+
+
+async def test_kv_channel_scores_exact_keys_and_prefixes(
+    memories: MemoryService, retrieval: Retrieval, namespace: str
+) -> None:
+    for key in ("proj", "proj-alpha", "other"):
+        await memories.save(namespace, SaveInput(key=key, content="x"))
+    result = await retrieval.retrieve(
+        namespace, RetrieveInput(query="proj", search_mode="kv", sort_by="relevance")
+    )
+    assert [(r["key"], r["score"]) for r in result["results"]] == [
+        ("proj", 1.0),
+        ("proj-alpha", 0.9),
+    ]
+    tokens = await retrieval.retrieve(
+        namespace, RetrieveInput(query="compare other and proj", search_mode="kv")
+    )
+    assert sorted((r["key"], r["score"]) for r in tokens["results"]) == [
+        ("other", 1.0),
+        ("proj", 1.0),
+    ]
+
+
+async def test_anchors_start_the_graph(
+    memories: MemoryService, retrieval: Retrieval, namespace: str
+) -> None:
+    await build_chain(memories, namespace)
+    result = await retrieval.retrieve(
+        namespace,
+        RetrieveInput(
+            query="nothing matches this",
+            search_mode="graph",
+            anchors=["two"],
+            max_hops=1,
+            sort_by="relevance",
+        ),
+    )
+    assert sorted(keys(result["results"])) == ["one", "three"]
+
+
+async def test_filters_apply_to_every_channel(
+    memories: MemoryService, retrieval: Retrieval, namespace: str
+) -> None:
+    await seed(memories, namespace)
+    result = await retrieval.retrieve(
+        namespace,
+        RetrieveInput(query="neo4j qdrant", type="design", filters={"min_score": 50}),
+    )
+    assert keys(result["results"]) == ["deploy"]
+    future = await retrieval.retrieve(
+        namespace, RetrieveInput(query="neo4j qdrant", filters={"date_from": "2999-01-01"})
+    )
+    assert future["results"] == []
+    tagged = await retrieval.retrieve(
+        namespace, RetrieveInput(query="neo4j", filters={"tags": ["ops"]})
+    )
+    assert keys(tagged["results"]) == ["deploy"]
+
+
+async def test_invalid_sort_by_is_refused_with_the_exact_message(
+    retrieval: Retrieval, namespace: str
+) -> None:
+    with pytest.raises(InvalidParameter) as caught:
+        await retrieval.retrieve(namespace, RetrieveInput(query="x", sort_by="invalid"))
+    assert caught.value.message == (
+        "Invalid sort_by value: 'invalid'. Must be 'timestamp' or 'relevance'"
+    )
+
+
+async def test_a_failing_vector_channel_degrades_to_the_others_with_a_warning(
+    memories: MemoryService, retrieval: Retrieval, namespace: str, tmp_path: Path
+) -> None:
+    await seed(memories, namespace)
+    closed = EdgeVectorStore(tmp_path / "never-opened", 384)
+    degraded = Retrieval(retrieval.settings, retrieval.graph, closed, retrieval.embedder, memories)
+    result = await degraded.retrieve(namespace, RetrieveInput(query="docker compose"))
+    assert result["success"] is True
+    assert keys(result["results"]) == ["deploy"]
+    assert result["warnings"] == [
+        "vector channel unavailable: qdrant is unavailable: the embedded shard is not open"
+    ]
+
+
+# -- plans use indexes -----------------------------------------------------------------------
+
+
+def operators(plan: dict[str, Any]) -> set[str]:
+    found = {str(plan.get("operatorType", "")).split("@")[0]}
+    for child in plan.get("children", []):
+        found |= operators(child)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("query", "params"),
+    [
+        ("graph_neighbors", {"frontier": ["x"], "namespace": "n", "limit": 10}),
+        ("memory_resolve_refs", {"ids": ["x"], "keys": ["k"], "namespace": "n"}),
+        ("memory_hydrate", {"ids": ["x"], "namespace": "n"}),
+        ("memory_brief", {"ids": ["x"], "namespace": "n"}),
+        (
+            "search_kv",
+            {
+                "namespace": "n",
+                "query": "k",
+                "tokens": ["k"],
+                "limit": 5,
+                **MemoryFilters().cypher(),
+            },
+        ),
+    ],
+)
+async def test_retrieval_queries_seek_indexes_and_never_scan(
+    graph: GraphStore, query: str, params: dict[str, Any]
+) -> None:
+    found = operators(await graph.explain(query, **params))
+    assert found & {
+        "NodeUniqueIndexSeek",
+        "NodeIndexSeek",
+        "NodeIndexSeekByRange",
+        "MultiNodeIndexSeek",
+    }, found
+    assert not found & {"AllNodesScan", "NodeByLabelScan", "NodeIndexScan"}, found
