@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,7 @@ def summary(samples: list[float]) -> dict[str, float]:
     ordered = sorted(samples)
 
     def pct(p: float) -> float:
-        return ordered[min(len(ordered) - 1, int(round(p * (len(ordered) - 1))))]
+        return ordered[min(len(ordered) - 1, round(p * (len(ordered) - 1)))]
 
     return {
         "n": len(ordered),
@@ -64,7 +64,7 @@ def write_results(name: str, results: dict[str, Any]) -> Path:
 
 
 @contextmanager
-def local_neo4j() -> Iterator[tuple[Neo4jSettings, Path]]:
+def local_neo4j() -> Generator[tuple[Neo4jSettings, Path]]:
     """A real Neo4j on free ports in a temporary folder, stopped afterwards."""
     with tempfile.TemporaryDirectory(prefix="mnemo-bench-") as folder:
         data = Path(folder)
@@ -78,7 +78,7 @@ def local_neo4j() -> Iterator[tuple[Neo4jSettings, Path]]:
 
 
 @contextmanager
-def running_service(neo4j: Neo4jSettings, data: Path) -> Iterator[str]:
+def running_service(neo4j: Neo4jSettings, data: Path) -> Generator[str]:
     """`mnemograph serve` against that Neo4j; yields its base URL."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMO_")}

@@ -13,7 +13,7 @@ from service.graph_store import GraphStore
 from service.memory_service import MemoryService
 from service.models import SaveInput
 from service.retrieval import Retrieval
-from service.search_models import MemoryFilters, RetrieveInput
+from service.search_models import MemoryFilters, RetrieveFilters, RetrieveInput
 from service.vector_store import EdgeVectorStore
 
 CORPUS: list[dict[str, Any]] = [
@@ -328,15 +328,16 @@ async def test_filters_apply_to_every_channel(
     await seed(memories, namespace)
     result = await retrieval.retrieve(
         namespace,
-        RetrieveInput(query="neo4j qdrant", type="design", filters={"min_score": 50}),
+        RetrieveInput(query="neo4j qdrant", type="design", filters=RetrieveFilters(min_score=50)),
     )
     assert keys(result["results"]) == ["deploy"]
     future = await retrieval.retrieve(
-        namespace, RetrieveInput(query="neo4j qdrant", filters={"date_from": "2999-01-01"})
+        namespace,
+        RetrieveInput(query="neo4j qdrant", filters=RetrieveFilters(date_from="2999-01-01")),
     )
     assert future["results"] == []
     tagged = await retrieval.retrieve(
-        namespace, RetrieveInput(query="neo4j", filters={"tags": ["ops"]})
+        namespace, RetrieveInput(query="neo4j", filters=RetrieveFilters(tags=["ops"]))
     )
     assert keys(tagged["results"]) == ["deploy"]
 
