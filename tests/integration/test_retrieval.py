@@ -202,7 +202,7 @@ async def build_chain(memories: MemoryService, namespace: str) -> None:
     await memories.link(namespace, "one", "two")
     await memories.link(namespace, "three", "two")  # reached against the link direction
     await memories.save(
-        namespace, SaveInput(key="root", content="chain start", links=[{"key": "one"}])
+        namespace, SaveInput(key="root", content="chain start", links=[LinkSpec(key="one")])
     )
 
 
