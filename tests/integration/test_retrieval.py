@@ -11,7 +11,7 @@ import pytest
 from service.errors import InvalidParameter
 from service.graph_store import GraphStore
 from service.memory_service import MemoryService
-from service.models import SaveInput
+from service.models import LinkSpec, SaveInput
 from service.retrieval import Retrieval
 from service.search_models import MemoryFilters, RetrieveFilters, RetrieveInput
 from service.vector_store import EdgeVectorStore
