@@ -97,5 +97,20 @@ def invalid_from_validation(errors: Sequence[Any]) -> InvalidParameter:
     if first.get("type") == "missing":
         return InvalidParameter(f"Missing required parameter '{name}'")
     value = first.get("input")
+    if first.get("type") in _NUMERIC_BOUNDS and isinstance(value, str):
+        value = _as_number(value)
     shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
     return InvalidParameter(f"Invalid {name} value: {shown}. {first.get('msg', 'Invalid value')}")
+
+
+# Bound errors are about numbers; a query-string "0" is shown as 0, like a JSON 0.
+_NUMERIC_BOUNDS = {"greater_than", "greater_than_equal", "less_than", "less_than_equal"}
+
+
+def _as_number(text: str) -> object:
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            continue
+    return text
