@@ -1,4 +1,5 @@
-// Full memories by id, with outgoing links in creation order; read only (search results).
+// Full memories by id with their outgoing links in creation order, each link as
+// [target id, target key, type, term, weight, target score, target summary, created ms].
 UNWIND $ids AS id
 MATCH (m:Memory {id: id})
 WHERE m.namespace = $namespace
@@ -6,8 +7,8 @@ CALL (m) {
   OPTIONAL MATCH (m)-[r:LINK]->(t:Memory)
   WITH r, t ORDER BY r.seq, t.key
   RETURN collect(CASE WHEN r IS NULL THEN null ELSE
-    {id: t.id, key: t.key, type: r.type, term: r.term, weight: r.weight, score: t.score,
-     summary: t.summary, created_at: r.created_at.epochMillis} END) AS links
+    [t.id, t.key, r.type, r.term, r.weight, t.score, t.summary, r.created_at.epochMillis]
+  END) AS links
 }
 RETURN m {.id, .key, .namespace, .type, .title, .summary, .content, .tags, .score,
           .metadata_json, .session_id, .created_at, .updated_at, .accessed_at,

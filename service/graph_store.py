@@ -80,7 +80,7 @@ class Tx:
 
     async def run(self, query: str, /, **params: Any) -> list[Row]:
         result = await self._tx.run(self._library.text(query), params)
-        return [_plain(record.data()) for record in [r async for r in result]]
+        return [{key: _plain(value) for key, value in record.items()} async for record in result]
 
 
 class GraphStore:
@@ -131,7 +131,7 @@ class GraphStore:
         except Exception as exc:
             _reraise(exc)
         log.debug("query %s took %.1f ms", name, (time.perf_counter() - started) * 1000)
-        return [_plain(record.data()) for record in records]
+        return [{key: _plain(value) for key, value in record.items()} for record in records]
 
     async def transaction(self, work: Callable[[Tx], Awaitable[T]]) -> T:
         """Run `work` in one managed write transaction (retried by the driver if transient)."""
@@ -214,11 +214,18 @@ def _translate(exc: Exception) -> Exception:
 
 def _plain(value: Any) -> Any:
     """Neo4j values to plain Python: temporal types become aware `datetime`."""
+    kind = type(value)
+    if kind is list:
+        items = cast(list[Any], value)
+        if items and type(items[0]) in _SCALARS and all(type(v) in _SCALARS for v in items):
+            return items
+        return [_plain(v) for v in items]
+    if kind is dict:
+        return {k: _plain(v) for k, v in cast(dict[str, Any], value).items()}
     if isinstance(value, neo4j_time.DateTime):
         native: datetime = value.to_native()
         return native
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in cast(dict[str, Any], value).items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in cast(list[Any], value)]
     return value
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})

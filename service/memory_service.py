@@ -6,6 +6,7 @@ cleared; `reconcile` finishes whatever a crash left between the two.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 import uuid
@@ -258,7 +259,15 @@ class MemoryService:
         asked = [*ids, *keys]
         missing = [ref for ref in dict.fromkeys(asked) if ref not in resolved]
         wanted = list(dict.fromkeys(resolved[ref] for ref in asked if ref in resolved))
-        rows = await self.graph.write("memory_get", ids=wanted, namespace=namespace, now=now_utc())
+        touched, rows = await asyncio.gather(
+            self.graph.write("memory_touch", ids=wanted, namespace=namespace, now=now_utc()),
+            self.graph.read("memory_hydrate", ids=wanted, namespace=namespace),
+        )
+        access = {row["id"]: row for row in touched}
+        for row in rows:
+            tracked = access[row["memory"]["id"]]
+            row["memory"]["accessed_at"] = tracked["accessed_at"]
+            row["memory"]["access_count"] = tracked["access_count"]
         memories = _views_in_order(rows, wanted, sort, link_filter)
         return {"success": True, "memories": memories, "missing": missing}
 
@@ -446,6 +455,21 @@ def _link_rows(pairs: Sequence[tuple[str, LinkSpec]]) -> list[dict[str, Any]]:
     ]
 
 
+def _link_row(values: Sequence[Any]) -> dict[str, Any]:
+    """A link as memory_hydrate returns it (a list: cheaper to transfer than a map)."""
+    target_id, key, link_type, term, weight, score, summary, created_ms = values
+    return {
+        "id": target_id,
+        "key": key,
+        "type": link_type,
+        "term": term,
+        "weight": weight,
+        "score": score,
+        "summary": summary,
+        "created_at": created_ms,
+    }
+
+
 def _views_in_order(
     rows: Sequence[dict[str, Any]],
     ids: Sequence[str],
@@ -455,6 +479,6 @@ def _views_in_order(
     flt = link_filter or LinkFilter()
     by_id: dict[str, dict[str, Any]] = {}
     for row in rows:
-        links = filter_links(row["links"], flt.types, flt.min_weight)
+        links = filter_links(map(_link_row, row["links"]), flt.types, flt.min_weight)
         by_id[row["memory"]["id"]] = memory_view(row["memory"], sort_links(links, sort))
     return [by_id[memory_id] for memory_id in ids if memory_id in by_id]
