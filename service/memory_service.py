@@ -10,7 +10,7 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -156,12 +156,30 @@ class MemoryService:
             "memory_find_for_save", id=data.id or "", namespace=namespace, key=data.key or ""
         )
         existing = _existing_target(namespace, data, found[0])
-        memory_id = existing["id"] if existing else (data.id or str(uuid.uuid4()))
+        plan = self._plan(
+            namespace,
+            data,
+            memory_id=existing["id"] if existing else (data.id or str(uuid.uuid4())),
+            key=data.key or (existing["key"] if existing else None),
+            created_at=existing["created_at"] if existing else now_utc(),
+        )
+        if existing:
+            plan.fields["previous_hash"] = existing["content_hash"]
+            plan.fields["previous_key"] = existing["key"]
+        return plan
+
+    def _plan(
+        self,
+        namespace: str,
+        data: SaveInput,
+        memory_id: str,
+        key: str | None,
+        created_at: datetime,
+    ) -> _SavePlan:
+        """The stored fields, vector text and content hash of one memory (pure)."""
         title = redact(data.title)
         content = redact(data.content)
-        key = data.key or (existing["key"] if existing else None)
         key = key or derive_key(data.type, title, content, memory_id)
-        created_at = existing["created_at"] if existing else now_utc()
         summary = redact(data.summary) if data.summary is not None else derive_summary(content)
         fields: dict[str, Any] = {
             "namespace": namespace,
@@ -175,8 +193,8 @@ class MemoryService:
             "score": data.score,
             "metadata_json": metadata_json(data.metadata),
             "session_id": data.session_id,
-            "previous_hash": existing["content_hash"] if existing else None,
-            "previous_key": existing["key"] if existing else None,
+            "previous_hash": None,
+            "previous_key": None,
         }
         fields["size_bytes"] = memory_size_bytes(fields, self.embedder.dimensions)
         text = embedding_text(title, content)
@@ -191,12 +209,85 @@ class MemoryService:
         return _SavePlan(
             id=memory_id,
             key=key,
-            created=existing is None,
+            created=True,
             created_at=created_at,
             fields=fields,
             hash=content_hash(text, payload, self.embedder.model),
             vector_text=text,
         )
+
+    async def bulk_import(
+        self,
+        namespace: str,
+        items: Sequence[SaveInput],
+        on_progress: Callable[[int], None] | None = None,
+    ) -> dict[str, int]:
+        """Upsert many memories by key (batches of 256), then their links by target key.
+
+        The same two-store order as `save`: Neo4j (pending), Qdrant, then synced.
+        """
+        self.require_enabled()
+        for data in items:
+            self._check_sizes(data)
+        imported = linked = 0
+        links: list[dict[str, Any]] = []
+        for start in range(0, len(items), RECONCILE_BATCH):
+            batch = items[start : start + RECONCILE_BATCH]
+            now = now_utc()
+            plans = [self._plan(namespace, d, d.id or str(uuid.uuid4()), d.key, now) for d in batch]
+            vectors = await self.embedder.embed([plan.vector_text for plan in plans])
+            rows = await self.graph.write(
+                "memory_bulk_upsert",
+                namespace=namespace,
+                now=now,
+                rows=[_bulk_row(plan) for plan in plans],
+            )
+            stored = {row["key"]: row for row in rows}
+            points = []
+            for plan, vector in zip(plans, vectors, strict=True):
+                row = stored[plan.key]
+                actual = _SavePlan(
+                    id=row["id"],
+                    key=plan.key,
+                    created=plan.created,
+                    created_at=plan.created_at,
+                    fields=plan.fields,
+                    hash=plan.hash,
+                    vector_text=plan.vector_text,
+                )
+                points.append(self._point(namespace, actual, vector))
+            await self.vectors.upsert(points)
+            await self.graph.write(
+                "vector_mark_synced",
+                items=[
+                    {"id": row["id"], "content_hash": p.hash}
+                    for p, row in ((p, stored[p.key]) for p in plans)
+                ],
+            )
+            links.extend(
+                {
+                    "source": plan.key,
+                    "target": spec.target,
+                    "type": spec.type,
+                    "weight": spec.weight,
+                    "term": spec.term,
+                }
+                for plan, data in zip(plans, batch, strict=True)
+                for spec in data.links
+            )
+            imported += len(plans)
+            if on_progress:
+                on_progress(imported)
+        for start in range(0, len(links), 1000):
+            chunk = links[start : start + 1000]
+            base = time.time_ns() // 1000 * 1000
+            for index, link in enumerate(chunk):
+                link["seq"] = base + index
+            rows = await self.graph.write(
+                "link_bulk_upsert", namespace=namespace, now=now_utc(), links=chunk
+            )
+            linked += int(rows[0]["linked"]) if rows else 0
+        return {"imported": imported, "linked": linked, "unresolved_links": len(links) - linked}
 
     async def _write_save(
         self, tx: Tx, namespace: str, links: Sequence[LinkSpec], plan: _SavePlan
@@ -453,6 +544,11 @@ def _link_rows(pairs: Sequence[tuple[str, LinkSpec]]) -> list[dict[str, Any]]:
         }
         for index, (target_id, spec) in enumerate(pairs)
     ]
+
+
+def _bulk_row(plan: _SavePlan) -> dict[str, Any]:
+    fields = {k: v for k, v in plan.fields.items() if not k.startswith("previous_")}
+    return {**fields, "id": plan.id, "created_at": plan.created_at, "content_hash": plan.hash}
 
 
 def _link_row(values: Sequence[Any]) -> dict[str, Any]:

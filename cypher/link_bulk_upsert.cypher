@@ -1,0 +1,8 @@
+// Bulk import: LINK edges between memories of one namespace named by key.
+UNWIND $links AS link
+MATCH (source:Memory {namespace: $namespace, key: link.source})
+MATCH (target:Memory {namespace: $namespace, key: link.target})
+MERGE (source)-[r:LINK {type: link.type}]->(target)
+ON CREATE SET r.created_at = $now, r.seq = link.seq
+SET r.weight = link.weight, r.term = link.term
+RETURN count(r) AS linked

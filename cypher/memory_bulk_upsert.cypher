@@ -1,0 +1,19 @@
+// Bulk import: create or update many memories of one namespace; vectors pending until written.
+UNWIND $rows AS row
+MERGE (m:Memory {namespace: $namespace, key: row.key})
+ON CREATE SET m.id = row.id, m.created_at = row.created_at, m.accessed_at = row.created_at,
+              m.access_count = 0
+SET m.type = row.type,
+    m.title = row.title,
+    m.summary = row.summary,
+    m.content = row.content,
+    m.tags = row.tags,
+    m.tags_text = row.tags_text,
+    m.score = row.score,
+    m.metadata_json = row.metadata_json,
+    m.session_id = row.session_id,
+    m.size_bytes = row.size_bytes,
+    m.updated_at = $now,
+    m.vector_state = 'pending',
+    m.content_hash = row.content_hash
+RETURN row.key AS key, m.id AS id, m.created_at.epochMillis AS created_ms
