@@ -166,7 +166,7 @@ def synthetic_corpus(count: int, links_per_memory: int = 4, seed: int = 5) -> li
     rng = random.Random(seed)
     items: list[SaveInput] = []
     for index in range(count):
-        words = [rng.choice(WORDS) for _ in range(rng.randrange(12, 40))]
+        words = [rng.choice(WORDS) for _ in range(rng.randrange(8, 17))]
         links = [
             LinkSpec(key=f"m-{rng.randrange(count)}", weight=round(rng.random(), 2))
             for _ in range(rng.randrange(2 * links_per_memory + 1))

@@ -25,6 +25,7 @@ from service.errors import (
     InvalidParameter,
     MnemographError,
     NotFound,
+    PayloadTooLarge,
     error_envelope,
     invalid_from_validation,
 )
@@ -85,7 +86,10 @@ def create_app(settings: Settings) -> FastAPI:
     ref = RuntimeRef()
     mcp = build_mcp_server(ref, settings.mcp.tool_prefix, settings.search.enabled)
     mcp_app = mcp.streamable_http_app(
-        streamable_http_path="/mcp", stateless_http=True, host=settings.http.host
+        streamable_http_path="/mcp",
+        stateless_http=True,
+        host=settings.http.host,
+        max_request_body_size=settings.limits.max_request_bytes,
     )
 
     @asynccontextmanager
@@ -119,6 +123,16 @@ def create_app(settings: Settings) -> FastAPI:
         error = InternalError()
         log.exception("request %s failed (request id %s)", request.url.path, error.request_id)
         return _error_response(request, error)
+
+    @app.middleware("http")
+    async def _limit_body(request: Request, call_next: Any) -> Response:
+        """Refuse bodies over `limits.max_request_bytes` before reading them."""
+        declared = request.headers.get("content-length", "")
+        limit = settings.limits.max_request_bytes
+        if declared.isdigit() and int(declared) > limit:
+            error = PayloadTooLarge(f"Request body is {declared} bytes; the limit is {limit}")
+            return _error_response(request, error)
+        return await call_next(request)
 
     @app.middleware("http")
     async def _measure(request: Request, call_next: Any) -> Response:

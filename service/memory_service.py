@@ -132,6 +132,14 @@ class MemoryService:
             return {"success": True, "memory": memories[0], "created": plan.created}
         raise Conflict("The memory changed concurrently three times in a row; retry the save")
 
+    def _check_batch(self, ids: Sequence[str], keys: Sequence[str]) -> None:
+        limit = self.settings.limits.max_batch
+        if len(ids) + len(keys) > limit:
+            raise InvalidParameter(
+                f"Invalid ids/keys value: {len(ids) + len(keys)} references. Must be at most "
+                f"{limit} per call"
+            )
+
     def _check_sizes(self, data: SaveInput) -> None:
         limits = self.settings.limits
         size = utf8_len(data.content)
@@ -346,6 +354,7 @@ class MemoryService:
     ) -> dict[str, Any]:
         """Full memories by id or key, in the order asked; updates access tracking."""
         self.require_enabled()
+        self._check_batch(ids, keys)
         resolved = await self.resolve(namespace, ids=ids, keys=keys)
         asked = [*ids, *keys]
         missing = [ref for ref in dict.fromkeys(asked) if ref not in resolved]
@@ -450,6 +459,7 @@ class MemoryService:
     ) -> dict[str, Any]:
         """Delete memories with their links and vectors; unknown refs are reported missing."""
         self.require_enabled()
+        self._check_batch(ids, keys)
         resolved = await self.resolve(namespace, ids=ids, keys=keys)
         asked = [*ids, *keys]
         missing = [ref for ref in dict.fromkeys(asked) if ref not in resolved]

@@ -144,7 +144,7 @@ class RetrieveInput(BaseModel):
     filters: RetrieveFilters | None = None
     limit: Limit = 10
     max_hops: MaxHops = 2
-    anchors: list[str] | None = None
+    anchors: Annotated[list[str], Field(max_length=100)] | None = None
     sortLinks: Any = None
 
     def memory_filters(self) -> MemoryFilters:

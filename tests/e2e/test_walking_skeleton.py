@@ -160,3 +160,13 @@ def test_non_loopback_listen_without_keys_is_refused(settings: Settings, tmp_pat
     )
     assert done.returncode == 2
     assert "Refusing to listen on 0.0.0.0 without API keys" in done.stderr
+
+
+async def test_request_bodies_over_the_limit_are_refused_before_reading(
+    http_api: HttpApi, namespace: str
+) -> None:
+    response = await http_api.client.post(
+        "/v1/memories", params={"namespace": namespace}, json={"content": "x" * 3_000_000}
+    )
+    assert response.status_code == 413
+    assert response.json()["message"].startswith("Request body is ")

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from service.embeddings import LocalMiniLM, Vectors
-from service.errors import Conflict, MemoryDisabled, NotFound, PayloadTooLarge
+from service.errors import Conflict, InvalidParameter, MemoryDisabled, NotFound, PayloadTooLarge
 from service.graph_store import GraphStore
 from service.memory_service import LinkFilter, MemoryService
 from service.models import SaveInput
@@ -291,3 +291,13 @@ async def test_bulk_import_writes_memories_vectors_and_links_by_key(
     again = await memories.bulk_import(namespace, items[:1])
     assert again["imported"] == 1
     assert (await memories.get(namespace, keys=["b-1"]))["memories"][0]["id"] == ids[0]
+
+
+async def test_more_references_than_the_batch_limit_are_refused(
+    memories: MemoryService, namespace: str
+) -> None:
+    with pytest.raises(InvalidParameter) as caught:
+        await memories.get(namespace, keys=[f"k{i}" for i in range(1001)])
+    assert caught.value.message == (
+        "Invalid ids/keys value: 1001 references. Must be at most 1000 per call"
+    )
