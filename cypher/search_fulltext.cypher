@@ -1,12 +1,12 @@
-// Lucene BM25 hits of one namespace with the memory filters; total counted before paging.
-CALL db.index.fulltext.queryNodes('memory_fulltext', $lucene) YIELD node, score
-WHERE node.namespace = $namespace
-  AND ($types IS NULL OR node.type IN $types)
-  AND all(tag IN $tags WHERE tag IN node.tags)
-  AND ($created_from IS NULL OR node.created_at >= $created_from)
-  AND ($created_to IS NULL OR node.created_at <= $created_to)
-  AND ($min_score IS NULL OR coalesce(node.score, 50.0) >= $min_score)
-WITH node, score
-ORDER BY score DESC, node.created_at DESC, node.id
-WITH collect({id: node.id, score: score}) AS hits
-RETURN size(hits) AS total, hits[$skip..$skip + $limit] AS hits
+// Lucene BM25 top hits ($fetch, best first), then the namespace and memory filters.
+// `fetched` tells the caller whether Lucene may hold more hits than it returned.
+CALL db.index.fulltext.queryNodes('memory_fulltext', $lucene, {limit: $fetch}) YIELD node, score
+WITH collect({node: node, score: score}) AS raw
+WITH raw, [hit IN raw WHERE hit.node.namespace = $namespace
+    AND ($types IS NULL OR hit.node.type IN $types)
+    AND all(tag IN $tags WHERE tag IN hit.node.tags)
+    AND ($created_from IS NULL OR hit.node.created_at >= $created_from)
+    AND ($created_to IS NULL OR hit.node.created_at <= $created_to)
+    AND ($min_score IS NULL OR coalesce(hit.node.score, 50.0) >= $min_score)
+  | {id: hit.node.id, score: hit.score}] AS kept
+RETURN size(raw) AS fetched, size(kept) AS matched, kept[$skip..$skip + $limit] AS hits

@@ -22,7 +22,8 @@ from service.vector_store import VectorStore
 
 log = logging.getLogger(__name__)
 
-MAX_CANDIDATES = 1000
+MAX_CANDIDATES = 200
+MAX_LUCENE_FETCH = 100_000
 T = TypeVar("T")
 GRAPH_SEEDS = 5
 _TOKEN = re.compile(r"[^\s,;]+")
@@ -64,28 +65,30 @@ class Retrieval:
         self.memories.require_enabled()
         sort = parse_sort_links(sort_links)
         flt = filters or MemoryFilters()
-        bm25: list[tuple[str, float]] = []
-        vector: list[tuple[str, float]] = []
-        bm25_total = 0
-        if mode in ("bm25", "hybrid"):
-            bm25_total, bm25 = await self._bm25(
-                namespace, free_text_query(query), flt, 0, MAX_CANDIDATES
-            )
-        if mode in ("vector", "hybrid"):
-            vector = await self._vector(namespace, query, flt, MAX_CANDIDATES)
+        lucene = free_text_query(query)
         if mode == "bm25":
-            ranked = [(i, s, "bm25") for i, s in bm25]
-            total = bm25_total
-        elif mode == "vector":
-            ranked = [(i, s, "vector") for i, s in vector]
-            total = len(vector)
+            total, hits = await self._bm25(namespace, lucene, flt, offset, limit)
+            ranked = [(i, s, "bm25") for i, s in hits]
+            offset_in_ranked = 0
         else:
-            ranked = rrf(
-                {"bm25": [i for i, _ in bm25], "vector": [i for i, _ in vector]},
-                self.settings.search.rrf_k,
+            fetch = max(MAX_CANDIDATES, offset + limit)
+            vector, (bm25_total, bm25) = await asyncio.gather(
+                self._vector(namespace, query, flt, fetch),
+                self._bm25(namespace, lucene, flt, 0, fetch, count=True)
+                if mode == "hybrid"
+                else _no_hits(),
             )
-            total = len(ranked)
-        page = ranked[offset : offset + limit]
+            if mode == "vector":
+                ranked = [(i, s, "vector") for i, s in vector]
+                total = len(vector)
+            else:
+                ranked = rrf(
+                    {"bm25": [i for i, _ in bm25], "vector": [i for i, _ in vector]},
+                    self.settings.search.rrf_k,
+                )
+                total = len(ranked) + max(0, bm25_total - len(bm25))
+            offset_in_ranked = offset
+        page = ranked[offset_in_ranked : offset_in_ranked + limit]
         views = await self.memories.hydrate(namespace, [i for i, _, _ in page], sort)
         results = [
             {
@@ -112,19 +115,44 @@ class Retrieval:
         }
 
     async def _bm25(
-        self, namespace: str, lucene: str | None, flt: MemoryFilters, skip: int, limit: int
+        self,
+        namespace: str,
+        lucene: str | None,
+        flt: MemoryFilters,
+        skip: int,
+        limit: int,
+        count: bool = True,
     ) -> tuple[int, list[tuple[str, float]]]:
+        """BM25 hits `skip..skip+limit` of the namespace and their total (when `count`).
+
+        Lucene returns its top hits first; other namespaces or filters may thin them out, so
+        the fetch grows until enough hits pass or Lucene has no more.
+        """
         if lucene is None:
             return 0, []
-        rows = await self.graph.read(
-            "search_fulltext",
-            lucene=lucene,
-            namespace=namespace,
-            skip=skip,
-            limit=limit,
-            **flt.cypher(),
+        fetch = max(4 * (skip + limit), 200)
+        while True:
+            rows = await self.graph.read(
+                "search_fulltext",
+                lucene=lucene,
+                namespace=namespace,
+                fetch=fetch,
+                skip=skip,
+                limit=limit,
+                **flt.cypher(),
+            )
+            row = rows[0]
+            exhausted = row["fetched"] < fetch
+            if exhausted or row["matched"] >= skip + limit or fetch >= MAX_LUCENE_FETCH:
+                break
+            fetch *= 8
+        hits = [(hit["id"], float(hit["score"])) for hit in row["hits"]]
+        if exhausted or not count:
+            return row["matched"], hits
+        totals = await self.graph.read(
+            "search_fulltext_count", lucene=lucene, namespace=namespace, **flt.cypher()
         )
-        return rows[0]["total"], [(hit["id"], float(hit["score"])) for hit in rows[0]["hits"]]
+        return int(totals[0]["total"]), hits
 
     async def _vector(
         self, namespace: str, query: str, flt: MemoryFilters, limit: int
@@ -250,7 +278,7 @@ class Retrieval:
     async def _keyword_channel(
         self, namespace: str, query: str, flt: MemoryFilters
     ) -> dict[str, float]:
-        _, hits = await self._bm25(namespace, free_text_query(query), flt, 0, 100)
+        _, hits = await self._bm25(namespace, free_text_query(query), flt, 0, 100, count=False)
         k = self.settings.search.bm25_saturation
         return {memory_id: keyword_score(score, k) for memory_id, score in hits}
 
@@ -311,6 +339,10 @@ async def _guarded(name: str, run: Callable[[], Awaitable[T]], warnings: list[st
         log.warning("channel %s failed: %s", name, error.message)
         warnings.append(f"{name} channel unavailable: {error.message}")
         return None
+
+
+async def _no_hits() -> tuple[int, list[tuple[str, float]]]:
+    return 0, []
 
 
 def _context_item(candidate: Candidate, view: dict[str, Any]) -> dict[str, Any]:
