@@ -8,5 +8,5 @@ WITH raw, [hit IN raw WHERE hit.node.namespace = $namespace
     AND ($created_from IS NULL OR hit.node.created_at >= $created_from)
     AND ($created_to IS NULL OR hit.node.created_at <= $created_to)
     AND ($min_score IS NULL OR coalesce(hit.node.score, 50.0) >= $min_score)
-  | {id: hit.node.id, score: hit.score}] AS kept
+  | {id: hit.node.id, score: hit.score, created_ms: hit.node.created_at.epochMillis}] AS kept
 RETURN size(raw) AS fetched, size(kept) AS matched, kept[$skip..$skip + $limit] AS hits

@@ -29,7 +29,9 @@ GRAPH_SEEDS = 5
 _TOKEN = re.compile(r"[^\s,;]+")
 
 
-Reached = dict[str, tuple[int, list[str]]]  # memory id → (hop distance, path of keys)
+Hit = tuple[str, float, int | None]  # memory id, channel score, created_at (epoch ms)
+# memory id → (hop distance, path of keys, the fields filters and ranking need)
+Reached = dict[str, tuple[int, list[str], dict[str, Any]]]
 
 
 class Retrieval:
@@ -68,7 +70,7 @@ class Retrieval:
         lucene = free_text_query(query)
         if mode == "bm25":
             total, hits = await self._bm25(namespace, lucene, flt, offset, limit)
-            ranked = [(i, s, "bm25") for i, s in hits]
+            ranked = [(i, s, "bm25") for i, s, _ in hits]
             offset_in_ranked = 0
         else:
             fetch = max(MAX_CANDIDATES, offset + limit)
@@ -79,11 +81,11 @@ class Retrieval:
                 else _no_hits(),
             )
             if mode == "vector":
-                ranked = [(i, s, "vector") for i, s in vector]
+                ranked = [(i, s, "vector") for i, s, _ in vector]
                 total = len(vector)
             else:
                 ranked = rrf(
-                    {"bm25": [i for i, _ in bm25], "vector": [i for i, _ in vector]},
+                    {"bm25": [i for i, _, _ in bm25], "vector": [i for i, _, _ in vector]},
                     self.settings.search.rrf_k,
                 )
                 total = len(ranked) + max(0, bm25_total - len(bm25))
@@ -122,7 +124,7 @@ class Retrieval:
         skip: int,
         limit: int,
         count: bool = True,
-    ) -> tuple[int, list[tuple[str, float]]]:
+    ) -> tuple[int, list[Hit]]:
         """BM25 hits `skip..skip+limit` of the namespace and their total (when `count`).
 
         Lucene returns its top hits first; other namespaces or filters may thin them out, so
@@ -146,7 +148,7 @@ class Retrieval:
             if exhausted or row["matched"] >= skip + limit or fetch >= MAX_LUCENE_FETCH:
                 break
             fetch *= 8
-        hits = [(hit["id"], float(hit["score"])) for hit in row["hits"]]
+        hits = [(hit["id"], float(hit["score"]), hit["created_ms"]) for hit in row["hits"]]
         if exhausted or not count:
             return row["matched"], hits
         totals = await self.graph.read(
@@ -156,12 +158,12 @@ class Retrieval:
 
     async def _vector(
         self, namespace: str, query: str, flt: MemoryFilters, limit: int
-    ) -> list[tuple[str, float]]:
+    ) -> list[Hit]:
         vector = (await self.embedder.embed([query]))[0]
         hits = await self.vectors.search(
             vector, flt.vector(namespace), limit, self.settings.search.min_vector_score
         )
-        return [(hit.id, max(0.0, hit.score)) for hit in hits]
+        return [(hit.id, max(0.0, hit.score), hit.created_at_ms) for hit in hits]
 
     # -- memory_fulltext_search -----------------------------------------------------------
 
@@ -182,9 +184,9 @@ class Retrieval:
         total, hits = await self._bm25(
             namespace, keywords_query(keywords, operator), flt, offset, limit
         )
-        views = await self.memories.hydrate(namespace, [i for i, _ in hits], sort)
+        views = await self.memories.hydrate(namespace, [i for i, _, _ in hits], sort)
         results: list[dict[str, Any]] = []
-        for memory_id, score in hits:
+        for memory_id, score, _ in hits:
             view = views.get(memory_id)
             if view is None:
                 continue
@@ -220,6 +222,8 @@ class Retrieval:
         sort = parse_sort_links(params.sortLinks)
         flt = params.memory_filters()
         mode = params.search_mode
+        # A memory in the overall top `limit` is in the top `limit` of its best channel.
+        fetch = max(2 * params.limit, 20)
         wanted = {
             "hybrid": ("vector", "keyword", "kv"),
             "vector": ("vector",),
@@ -227,18 +231,19 @@ class Retrieval:
             "kv": ("kv",),
             "graph": ("keyword", "kv"),
         }[mode]
-        runners: dict[str, Callable[[], Awaitable[dict[str, float]]]] = {
-            "vector": lambda: self._vector_channel(namespace, params.query, flt),
-            "keyword": lambda: self._keyword_channel(namespace, params.query, flt),
-            "kv": lambda: self._kv_channel(namespace, params.query, flt),
+        runners: dict[str, Callable[[], Awaitable[list[Hit]]]] = {
+            "vector": lambda: self._vector(namespace, params.query, flt, fetch),
+            "keyword": lambda: self._keyword_channel(namespace, params.query, flt, fetch),
+            "kv": lambda: self._kv_channel(namespace, params.query, flt, fetch),
         }
         warnings: list[str] = []
         async with asyncio.TaskGroup() as group:
             tasks = {
                 name: group.create_task(_guarded(name, runners[name], warnings)) for name in wanted
             }
-        scores = {name: task.result() for name, task in tasks.items()}
-        candidates = merge({name: found for name, found in scores.items() if found is not None})
+        found = {name: task.result() or [] for name, task in tasks.items()}
+        created = {i: ms for hits in found.values() for i, _, ms in hits}
+        candidates = merge({name: {i: s for i, s, _ in hits} for name, hits in found.items()})
         if mode in ("hybrid", "graph"):
             anchors = await self.memories.resolve(
                 namespace, ids=params.anchors or [], keys=params.anchors or []
@@ -250,13 +255,14 @@ class Retrieval:
             )
             if mode == "graph":
                 candidates = {}
-            for memory_id, (hops, path) in (reached or {}).items():
+            for memory_id, (hops, path, brief) in (reached or {}).items():
+                if not flt.admits(brief):
+                    continue
                 candidate = candidates.setdefault(memory_id, Candidate(memory_id))
                 candidate.scores["graph"] = graph_score(hops)
                 candidate.hop_distance, candidate.path = hops, path
-        briefs = await self._briefs(namespace, list(candidates))
-        admitted = [c for c in candidates.values() if c.id in briefs and flt.admits(briefs[c.id])]
-        created = {memory_id: brief["created_ms"] for memory_id, brief in briefs.items()}
+                created[memory_id] = brief["created_ms"]
+        admitted = list(candidates.values())
         kept = order_by(keep_best(admitted, created, params.limit), sort_by, created)
         views = await self.memories.hydrate(namespace, [c.id for c in kept], sort)
         results = [_context_item(c, views[c.id]) for c in kept if c.id in views]
@@ -270,38 +276,37 @@ class Retrieval:
             "warnings": warnings,
         }
 
-    async def _vector_channel(
-        self, namespace: str, query: str, flt: MemoryFilters
-    ) -> dict[str, float]:
-        return dict(await self._vector(namespace, query, flt, 100))
-
     async def _keyword_channel(
-        self, namespace: str, query: str, flt: MemoryFilters
-    ) -> dict[str, float]:
-        _, hits = await self._bm25(namespace, free_text_query(query), flt, 0, 100, count=False)
+        self, namespace: str, query: str, flt: MemoryFilters, fetch: int
+    ) -> list[Hit]:
+        _, hits = await self._bm25(namespace, free_text_query(query), flt, 0, fetch, count=False)
         k = self.settings.search.bm25_saturation
-        return {memory_id: keyword_score(score, k) for memory_id, score in hits}
+        return [(i, keyword_score(score, k), ms) for i, score, ms in hits]
 
-    async def _kv_channel(self, namespace: str, query: str, flt: MemoryFilters) -> dict[str, float]:
+    async def _kv_channel(
+        self, namespace: str, query: str, flt: MemoryFilters, fetch: int
+    ) -> list[Hit]:
         tokens = list(dict.fromkeys(_TOKEN.findall(query)))[:64]
         rows = await self.graph.read(
             "search_kv",
             namespace=namespace,
             query=query.strip(),
             tokens=tokens,
-            limit=100,
+            limit=fetch,
             **flt.cypher(),
         )
-        scores: dict[str, float] = {}
+        best: dict[str, Hit] = {}
         for row in rows:
-            scores[row["id"]] = max(scores.get(row["id"], 0.0), float(row["score"]))
-        return scores
+            if row["id"] not in best or row["score"] > best[row["id"]][1]:
+                best[row["id"]] = (row["id"], float(row["score"]), row["created_ms"])
+        return list(best.values())
 
     async def _graph(self, namespace: str, seeds: Sequence[str], max_hops: int) -> Reached:
         """Breadth-first over LINK (both directions) from the seeds, bounded by
         `search.graph_max_nodes`: every memory at 1..max_hops with its shortest path."""
         budget = self.settings.search.graph_max_nodes
         paths: dict[str, tuple[int, list[str]]] = {}
+        briefs: dict[str, dict[str, Any]] = {}
         if seeds:
             rows = await self.graph.read("memory_keys", ids=list(seeds), namespace=namespace)
             paths = {row["id"]: (0, [row["key"]]) for row in rows}
@@ -320,15 +325,10 @@ class Retrieval:
                 if row["id"] in paths or len(paths) >= budget:
                     continue
                 paths[row["id"]] = (hop, [*paths[row["from_id"]][1], row["key"]])
+                briefs[row["id"]] = row
                 next_frontier.append(row["id"])
             frontier = next_frontier
-        return {i: (hop, path) for i, (hop, path) in paths.items() if hop >= 1}
-
-    async def _briefs(self, namespace: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-        if not ids:
-            return {}
-        rows = await self.graph.read("memory_brief", ids=list(ids), namespace=namespace)
-        return {row["id"]: row for row in rows}
+        return {i: (hop, path, briefs[i]) for i, (hop, path) in paths.items() if hop >= 1}
 
 
 async def _guarded(name: str, run: Callable[[], Awaitable[T]], warnings: list[str]) -> T | None:
@@ -341,7 +341,7 @@ async def _guarded(name: str, run: Callable[[], Awaitable[T]], warnings: list[st
         return None
 
 
-async def _no_hits() -> tuple[int, list[tuple[str, float]]]:
+async def _no_hits() -> tuple[int, list[Hit]]:
     return 0, []
 
 

