@@ -32,7 +32,7 @@ from service.errors import (
 from service.fulltext import parse_keywords
 from service.mcp_server import RuntimeRef, SortLinks, build_mcp_server
 from service.metrics import REQUEST_LATENCY, REQUESTS, observe_readiness
-from service.models import LinkType, SaveInput, Term, Weight
+from service.models import LinkType, SaveInput, Term, UpdateInput, Weight
 from service.search_models import (
     Limit,
     Offset,
@@ -197,6 +197,18 @@ def create_app(settings: Settings) -> FastAPI:
         return await rt.memories.get(
             who.namespace_for(body.namespace), ids=body.ids, keys=keys, sort=sort
         )
+
+    @app.patch("/v1/memories/{ref}", tags=["memories"])
+    async def update_memory(
+        ref: str,
+        body: UpdateInput,
+        rt: RuntimeDep,
+        who: PrincipalDep,
+        namespace: NamespaceQuery = None,
+    ) -> JSONResponse:
+        """Partial update (same fields as save); links given are added or updated."""
+        who.require("writer")
+        return JSONResponse(await rt.memories.update(who.namespace_for(namespace), ref, body))
 
     @app.delete("/v1/memories/{ref}", tags=["memories"])
     async def delete_memory(

@@ -11,7 +11,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -28,6 +28,7 @@ from service.graph_store import GraphStore, Tx
 from service.models import (
     LinkSpec,
     SaveInput,
+    UpdateInput,
     content_hash,
     derive_key,
     derive_summary,
@@ -132,6 +133,36 @@ class MemoryService:
             return {"success": True, "memory": memories[0], "created": plan.created}
         raise Conflict("The memory changed concurrently three times in a row; retry the save")
 
+    async def update(self, namespace: str, ref: str, changes: UpdateInput) -> dict[str, Any]:
+        """Partial update of one memory (id or key): unset fields keep their values; a new
+        content without a new summary re-derives the summary."""
+        self.require_enabled()
+        resolved = await self.resolve(namespace, ids=[ref], keys=[ref])
+        if ref not in resolved:
+            raise NotFound(f"Memory not found: {ref}")
+        current = (await self._hydrate(namespace, [resolved[ref]], sort=False))[0]
+        given = changes.model_dump(exclude_unset=True)
+        merged: dict[str, Any] = {
+            name: current[name]
+            for name in (
+                "content",
+                "title",
+                "type",
+                "key",
+                "summary",
+                "tags",
+                "score",
+                "metadata",
+                "session_id",
+            )
+        }
+        if "content" in given and "summary" not in given:
+            merged["summary"] = None
+        merged.update(given)
+        merged["links"] = given.get("links") or []
+        merged["id"] = current["id"]
+        return await self.save(namespace, SaveInput.model_validate(merged))
+
     def _check_batch(self, ids: Sequence[str], keys: Sequence[str]) -> None:
         limit = self.settings.limits.max_batch
         if len(ids) + len(keys) > limit:
@@ -171,10 +202,11 @@ class MemoryService:
             key=data.key or (existing["key"] if existing else None),
             created_at=existing["created_at"] if existing else now_utc(),
         )
-        if existing:
-            plan.fields["previous_hash"] = existing["content_hash"]
-            plan.fields["previous_key"] = existing["key"]
-        return plan
+        if existing is None:
+            return plan
+        plan.fields["previous_hash"] = existing["content_hash"]
+        plan.fields["previous_key"] = existing["key"]
+        return replace(plan, created=False)
 
     def _plan(
         self,

@@ -84,6 +84,23 @@ class SaveInput(BaseModel):
     id: MemoryId | None = None
 
 
+class UpdateInput(BaseModel):
+    """PATCH /v1/memories/{ref}: any subset of the save fields."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    content: Content | None = None
+    title: Title | None = None
+    type: MemoryType | None = None
+    key: MemoryKey | None = None
+    summary: Summary | None = None
+    tags: Tags | None = None
+    score: Score | None = None
+    metadata: dict[str, Any] | None = None
+    session_id: SessionId | None = None
+    links: list[LinkSpec] | None = None
+
+
 def redact(text: str) -> str:
     """Replace `<private>…</private>` spans (an unclosed one runs to the end) by `[REDACTED]`."""
     return _PRIVATE_SPAN.sub(REDACTED, text)

@@ -134,7 +134,15 @@ async def test_tool_prefix_renames_every_tool(settings: Settings, tmp_path: Path
     )
     async with Client(params) as client:
         tools = sorted(tool.name for tool in (await client.list_tools()).tools)
-        assert all(name.startswith("rulebook_memory_") for name in tools)
+        assert tools == [
+            "rulebook_memory_delete",
+            "rulebook_memory_fulltext_search",
+            "rulebook_memory_get",
+            "rulebook_memory_link",
+            "rulebook_memory_save",
+            "rulebook_memory_search",
+            "rulebook_retrieve_context",
+        ]
         failed = await client.call_tool("rulebook_memory_get", {"key": "x", "sortLinks": "yes"})
         assert failed.is_error is True
         assert failed.structured_content == {
@@ -170,3 +178,32 @@ async def test_request_bodies_over_the_limit_are_refused_before_reading(
     )
     assert response.status_code == 413
     assert response.json()["message"].startswith("Request body is ")
+
+
+async def test_patch_updates_only_the_given_fields(http_api: HttpApi, namespace: str) -> None:
+    saved = await http_api.call(
+        "memory_save",
+        namespace=namespace,
+        key="p",
+        title="T",
+        content="old text",
+        score=10,
+        tags=["a"],
+    )
+    params = {"namespace": namespace}
+    response = await http_api.client.patch("/v1/memories/p", params=params, json={"score": 90})
+    memory = response.json()["memory"]
+    assert response.status_code == 200
+    assert (memory["id"], memory["score"], memory["content"], memory["tags"], memory["title"]) == (
+        saved["memory"]["id"],
+        90.0,
+        "old text",
+        ["a"],
+        "T",
+    )
+    changed = await http_api.client.patch(
+        "/v1/memories/p", params=params, json={"content": "new text"}
+    )
+    assert changed.json()["memory"]["summary"] == "new text"
+    missing = await http_api.client.patch("/v1/memories/nope", params=params, json={"score": 1})
+    assert missing.status_code == 404
