@@ -11,15 +11,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench.common import local_neo4j, write_results
+from bench.common import local_neo4j, open_services, write_results
 from bench.corpus import QualityCase, quality_corpus
-from service.config import load_settings
-from service.embeddings import LocalMiniLM
-from service.graph_store import CypherLibrary, GraphStore
-from service.memory_service import MemoryService
 from service.retrieval import Retrieval
 from service.search_models import RetrieveInput, RetrieveMode
-from service.vector_store import EdgeVectorStore
 
 MODES: tuple[RetrieveMode, ...] = ("vector", "keyword", "kv", "graph", "hybrid")
 
@@ -47,21 +42,10 @@ async def evaluate(
 
 
 async def run(neo4j_uri: str, data: Path) -> dict[str, Any]:
-    settings = load_settings(data_dir=data)
-    graph = GraphStore(settings.neo4j, neo4j_uri, CypherLibrary())
-    await graph.migrate()
-    embedder = LocalMiniLM()
-    vectors = EdgeVectorStore(data / "edge", embedder.dimensions)
-    await vectors.open()
-    try:
-        memories = MemoryService(settings, graph, vectors, embedder)
-        retrieval = Retrieval(settings, graph, vectors, embedder, memories)
+    async with open_services(neo4j_uri, data) as (memories, retrieval):
         items, cases = quality_corpus()
         await memories.bulk_import("quality", items)
         return {mode: await evaluate(retrieval, "quality", cases, mode) for mode in MODES}
-    finally:
-        await vectors.close()
-        await graph.close()
 
 
 def main() -> None:

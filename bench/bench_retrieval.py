@@ -16,13 +16,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from bench.common import local_neo4j, summary, write_results
+from bench.common import local_neo4j, open_services, summary, write_results
 from bench.corpus import synthetic_corpus, synthetic_queries
-from service.config import load_settings
-from service.embeddings import LocalMiniLM
-from service.graph_store import CypherLibrary, GraphStore
-from service.memory_service import MemoryService
-from service.retrieval import Retrieval
 from service.search_models import RetrieveInput
 from service.vector_store import EdgeVectorStore
 
@@ -42,15 +37,9 @@ async def timed(call: Callable[[str], Awaitable[Any]], queries: list[str]) -> di
 
 
 async def run(size: int, neo4j_uri: str, data: Path) -> dict[str, Any]:
-    settings = load_settings(data_dir=data)
-    graph = GraphStore(settings.neo4j, neo4j_uri, CypherLibrary())
-    await graph.migrate()
-    embedder = LocalMiniLM()
-    vectors = EdgeVectorStore(data / "edge", embedder.dimensions)
-    await vectors.open()
-    try:
-        memories = MemoryService(settings, graph, vectors, embedder)
-        retrieval = Retrieval(settings, graph, vectors, embedder, memories)
+    async with open_services(neo4j_uri, data) as (memories, retrieval):
+        vectors, embedder = retrieval.vectors, retrieval.embedder
+        assert isinstance(vectors, EdgeVectorStore)
         started = time.perf_counter()
         report = await memories.bulk_import(
             NAMESPACE,
@@ -96,9 +85,6 @@ async def run(size: int, neo4j_uri: str, data: Path) -> dict[str, Any]:
                     stats["target_p95_ms"] = p95
             results[name] = stats
         return results
-    finally:
-        await vectors.close()
-        await graph.close()
 
 
 def main() -> None:

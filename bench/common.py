@@ -10,15 +10,20 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Generator
-from contextlib import contextmanager
+from collections.abc import AsyncGenerator, Callable, Generator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from service.config import Neo4jSettings
+from service.config import Neo4jSettings, load_settings
+from service.embeddings import LocalMiniLM
+from service.graph_store import CypherLibrary, GraphStore
+from service.memory_service import MemoryService
 from service.neo4j_local import LocalNeo4j, free_port
+from service.retrieval import Retrieval
+from service.vector_store import EdgeVectorStore
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "bench" / "results"
@@ -102,3 +107,22 @@ def running_service(neo4j: Neo4jSettings, data: Path) -> Generator[str]:
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+@asynccontextmanager
+async def open_services(
+    neo4j_uri: str, data: Path
+) -> AsyncGenerator[tuple[MemoryService, Retrieval]]:
+    """The memory and retrieval services on that Neo4j and a Qdrant Edge under `data`."""
+    settings = load_settings(data_dir=data)
+    graph = GraphStore(settings.neo4j, neo4j_uri, CypherLibrary())
+    await graph.migrate()
+    embedder = LocalMiniLM()
+    vectors = EdgeVectorStore(data / "edge", embedder.dimensions)
+    await vectors.open()
+    try:
+        memories = MemoryService(settings, graph, vectors, embedder)
+        yield memories, Retrieval(settings, graph, vectors, embedder, memories)
+    finally:
+        await vectors.close()
+        await graph.close()

@@ -163,6 +163,17 @@ class MemoryService:
         merged["id"] = current["id"]
         return await self.save(namespace, SaveInput.model_validate(merged))
 
+    async def _asked(
+        self, namespace: str, ids: Sequence[str], keys: Sequence[str]
+    ) -> tuple[list[str], list[str]]:
+        """Ids of the refs that exist (in the order asked, once each) and the refs that don't."""
+        self._check_batch(ids, keys)
+        resolved = await self.resolve(namespace, ids=ids, keys=keys)
+        asked = [*ids, *keys]
+        missing = [ref for ref in dict.fromkeys(asked) if ref not in resolved]
+        wanted = list(dict.fromkeys(resolved[ref] for ref in asked if ref in resolved))
+        return wanted, missing
+
     def _check_batch(self, ids: Sequence[str], keys: Sequence[str]) -> None:
         limit = self.settings.limits.max_batch
         if len(ids) + len(keys) > limit:
@@ -386,11 +397,7 @@ class MemoryService:
     ) -> dict[str, Any]:
         """Full memories by id or key, in the order asked; updates access tracking."""
         self.require_enabled()
-        self._check_batch(ids, keys)
-        resolved = await self.resolve(namespace, ids=ids, keys=keys)
-        asked = [*ids, *keys]
-        missing = [ref for ref in dict.fromkeys(asked) if ref not in resolved]
-        wanted = list(dict.fromkeys(resolved[ref] for ref in asked if ref in resolved))
+        wanted, missing = await self._asked(namespace, ids, keys)
         touched, rows = await asyncio.gather(
             self.graph.write("memory_touch", ids=wanted, namespace=namespace, now=now_utc()),
             self.graph.read("memory_hydrate", ids=wanted, namespace=namespace),
@@ -491,11 +498,7 @@ class MemoryService:
     ) -> dict[str, Any]:
         """Delete memories with their links and vectors; unknown refs are reported missing."""
         self.require_enabled()
-        self._check_batch(ids, keys)
-        resolved = await self.resolve(namespace, ids=ids, keys=keys)
-        asked = [*ids, *keys]
-        missing = [ref for ref in dict.fromkeys(asked) if ref not in resolved]
-        wanted = list(dict.fromkeys(resolved[ref] for ref in asked if ref in resolved))
+        wanted, missing = await self._asked(namespace, ids, keys)
         rows = await self.graph.write(
             "memory_delete", ids=wanted, namespace=namespace, now=now_utc()
         )
