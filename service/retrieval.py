@@ -321,12 +321,19 @@ class Retrieval:
                 limit=budget - len(paths) + len(frontier) * 8,
             )
             next_frontier: list[str] = []
-            for row in rows:
-                if row["id"] in paths or len(paths) >= budget:
+            for from_id, memory_id, key, memory_type, tags, score, created_ms in rows[0][
+                "neighbours"
+            ]:
+                if memory_id in paths or len(paths) >= budget:
                     continue
-                paths[row["id"]] = (hop, [*paths[row["from_id"]][1], row["key"]])
-                briefs[row["id"]] = row
-                next_frontier.append(row["id"])
+                paths[memory_id] = (hop, [*paths[from_id][1], key])
+                briefs[memory_id] = {
+                    "type": memory_type,
+                    "tags": tags,
+                    "score": score,
+                    "created_ms": created_ms,
+                }
+                next_frontier.append(memory_id)
             frontier = next_frontier
         return {i: (hop, path, briefs[i]) for i, (hop, path) in paths.items() if hop >= 1}
 
