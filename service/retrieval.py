@@ -245,8 +245,10 @@ class Retrieval:
         created = {i: ms for hits in found.values() for i, _, ms in hits}
         candidates = merge({name: {i: s for i, s, _ in hits} for name, hits in found.items()})
         if mode in ("hybrid", "graph"):
-            anchors = await self.memories.resolve(
-                namespace, ids=params.anchors or [], keys=params.anchors or []
+            anchors = (
+                await self.memories.resolve(namespace, ids=params.anchors, keys=params.anchors)
+                if params.anchors
+                else {}
             )
             seeds = [c.id for c in sorted(candidates.values(), key=lambda c: (-c.score, c.id))]
             seeds = list(dict.fromkeys([*seeds[:GRAPH_SEEDS], *anchors.values()]))
