@@ -358,6 +358,4 @@ def _list_fields(path: str) -> tuple[str, ...]:
         return ("results",)
     if path == "/v1/memories/get":
         return ("memories", "missing")
-    if path.endswith("/timeline"):
-        return ("timeline",)
     return ()

@@ -69,8 +69,6 @@ LIST_FIELDS: dict[str, tuple[str, ...]] = {
     "memory_search": ("results",),
     "memory_fulltext_search": ("results",),
     "retrieve_context": ("results",),
-    "memory_timeline": ("timeline",),
-    "memory_cleanup": ("evictedIds",),
 }
 
 # Typed loosely on purpose: `parse_sort_links` must see 1, "yes" or [] to refuse them.

@@ -7,6 +7,8 @@ import json
 import signal
 import subprocess
 import sys
+from collections.abc import AsyncGenerator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from service.embeddings import LocalMiniLM
@@ -39,6 +41,19 @@ def crash(uri: str, edge_dir: Path, namespace: str, mode: str) -> str:
     return json.loads(done.stdout.splitlines()[0])["acknowledged"]
 
 
+@asynccontextmanager
+async def reopened(
+    memories: MemoryService, embedder: LocalMiniLM, edge_dir: Path
+) -> AsyncGenerator[tuple[MemoryService, EdgeVectorStore]]:
+    """The crashed process's Qdrant Edge folder, opened again, with a service on it."""
+    vectors = EdgeVectorStore(edge_dir, embedder.dimensions)
+    await vectors.open()
+    try:
+        yield MemoryService(memories.settings, memories.graph, vectors, embedder), vectors
+    finally:
+        await vectors.close()
+
+
 async def test_crash_inside_a_save_is_finished_by_reconcile(
     memories: MemoryService,
     graph: GraphStore,
@@ -47,21 +62,14 @@ async def test_crash_inside_a_save_is_finished_by_reconcile(
     tmp_path: Path,
 ) -> None:
     acknowledged = crash(graph.uri, tmp_path / "edge", namespace, "save")
-    vectors = EdgeVectorStore(tmp_path / "edge", embedder.dimensions)
-    await vectors.open()
-    try:
-        service = MemoryService(memories.settings, graph, vectors, embedder)
-        pending = await service.resolve(namespace, keys=["in-flight"])
-        in_flight = pending["in-flight"]
+    async with reopened(memories, embedder, tmp_path / "edge") as (service, vectors):
+        in_flight = (await service.resolve(namespace, keys=["in-flight"]))["in-flight"]
         assert await vectors.existing_ids([acknowledged, in_flight]) == {acknowledged}
-        report = await service.reconcile()
-        assert report.vectors_written >= 1
+        assert await service.reconcile() == ReconcileReport(1, 0, 0, 0)
         assert await vectors.existing_ids([acknowledged, in_flight]) == {acknowledged, in_flight}
         got = await service.get(namespace, keys=["acknowledged", "in-flight"])
         assert [m["content"] for m in got["memories"]] == ["kept safe", "written to neo4j"]
         assert await service.reconcile() == ReconcileReport(0, 0, 0, 0)
-    finally:
-        await vectors.close()
 
 
 async def test_crash_inside_a_delete_leaves_no_orphan_vector_after_reconcile(
@@ -72,17 +80,11 @@ async def test_crash_inside_a_delete_leaves_no_orphan_vector_after_reconcile(
     tmp_path: Path,
 ) -> None:
     deleted = crash(graph.uri, tmp_path / "edge", namespace, "delete")
-    vectors = EdgeVectorStore(tmp_path / "edge", embedder.dimensions)
-    await vectors.open()
-    try:
-        service = MemoryService(memories.settings, graph, vectors, embedder)
+    async with reopened(memories, embedder, tmp_path / "edge") as (service, vectors):
         assert await service.resolve(namespace, keys=["acknowledged"]) == {}
         assert await vectors.existing_ids([deleted]) == {deleted}
-        report = await service.reconcile()
-        assert report.vectors_deleted >= 1
+        assert await service.reconcile() == ReconcileReport(0, 1, 0, 0)
         assert await vectors.existing_ids([deleted]) == set()
-    finally:
-        await vectors.close()
 
 
 async def test_full_reconcile_repairs_drift_in_both_directions(
