@@ -21,7 +21,7 @@ $(VENV)/.synced: $(UV) pyproject.toml uv.lock
 	touch $@
 
 tools/neo4j/target/build.stamp: $(VENV)/.synced tools/neo4j/pom.xml $(wildcard tools/neo4j/src/main/java/dev/mnemograph/neo4j/*.java)
-	$(BIN)/python -c "from service.config import load_settings; from service.neo4j_local import LocalNeo4j; s = load_settings(); LocalNeo4j(s.neo4j, s.data_dir).build()"
+	$(BIN)/python -c "from service.config import load_settings; from service.stores.neo4j_local import LocalNeo4j; s = load_settings(); LocalNeo4j(s.neo4j, s.data_dir).build()"
 
 run: setup  ## set up, start the local Neo4j, serve HTTP + MCP on 127.0.0.1:8080
 	$(BIN)/mnemograph serve
@@ -52,3 +52,7 @@ bench: setup
 
 clean:
 	rm -rf $(VENV) $(TOOLS) tools/neo4j/target .pytest_cache .ruff_cache
+
+.PHONY: bench-quality
+bench-quality: setup  ## long-conversation retrieval quality (SPLIT=tune|heldout|all), bench/results/
+	$(BIN)/python -m bench.bench_conversation_quality --split $(or $(SPLIT),all)

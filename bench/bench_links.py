@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 
 from bench.common import local_neo4j, running_service, summary, timed_ms, write_results
-from service.sorting import sort_links
+from service.core.sorting import sort_links
 
 
 def random_links(count: int, rng: random.Random) -> list[dict[str, Any]]:

@@ -13,8 +13,9 @@ from typing import Any
 
 from bench.common import local_neo4j, open_services, write_results
 from bench.corpus import QualityCase, quality_corpus
-from service.retrieval import Retrieval
-from service.search_models import RetrieveInput, RetrieveMode
+from service.core.bulk import BulkImporter
+from service.core.retrieval import Retrieval
+from service.core.search_inputs import RetrieveInput, RetrieveMode
 
 MODES: tuple[RetrieveMode, ...] = ("vector", "keyword", "kv", "graph", "hybrid")
 
@@ -44,7 +45,9 @@ async def evaluate(
 async def run(neo4j_uri: str, data: Path) -> dict[str, Any]:
     async with open_services(neo4j_uri, data) as (memories, retrieval):
         items, cases = quality_corpus()
-        await memories.bulk_import("quality", items)
+        await BulkImporter(
+            memories.settings, memories.graph, memories.vectors, memories.embedder
+        ).run("quality", items)
         return {mode: await evaluate(retrieval, "quality", cases, mode) for mode in MODES}
 
 

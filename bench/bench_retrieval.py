@@ -18,8 +18,9 @@ from typing import Any
 
 from bench.common import local_neo4j, open_services, summary, write_results
 from bench.corpus import synthetic_corpus, synthetic_queries
-from service.search_models import RetrieveInput
-from service.vector_store import EdgeVectorStore
+from service.core.bulk import BulkImporter
+from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
+from service.stores.vector_store import EdgeVectorStore
 
 NAMESPACE = "bench"
 TARGETS = {"retrieve_hybrid": (25.0, 50.0), "search_hybrid": (15.0, None), "fulltext": (10.0, None)}
@@ -28,7 +29,7 @@ TARGETS = {"retrieve_hybrid": (25.0, 50.0), "search_hybrid": (15.0, None), "full
 async def timed(call: Callable[[str], Awaitable[Any]], queries: list[str]) -> dict[str, float]:
     for query in queries[:5]:
         await call(query)
-    samples = []
+    samples: list[float] = []
     for query in queries:
         started = time.perf_counter()
         await call(query)
@@ -41,7 +42,9 @@ async def run(size: int, neo4j_uri: str, data: Path) -> dict[str, Any]:
         vectors, embedder = retrieval.vectors, retrieval.embedder
         assert isinstance(vectors, EdgeVectorStore)
         started = time.perf_counter()
-        report = await memories.bulk_import(
+        report = await BulkImporter(
+            memories.settings, memories.graph, memories.vectors, memories.embedder
+        ).run(
             NAMESPACE,
             synthetic_corpus(size),
             on_progress=lambda n: print(f"\rloaded {n}/{size}", end="", file=sys.stderr),
@@ -62,10 +65,16 @@ async def run(size: int, neo4j_uri: str, data: Path) -> dict[str, Any]:
             "retrieve_graph": lambda q: retrieval.retrieve(
                 NAMESPACE, RetrieveInput(query=q, search_mode="graph")
             ),
-            "search_hybrid": lambda q: retrieval.search(NAMESPACE, q, "hybrid"),
-            "search_bm25": lambda q: retrieval.search(NAMESPACE, q, "bm25"),
-            "search_vector": lambda q: retrieval.search(NAMESPACE, q, "vector"),
-            "fulltext": lambda q: retrieval.fulltext(NAMESPACE, q.split()[:2], "OR"),
+            "search_hybrid": lambda q: retrieval.search(
+                NAMESPACE, SearchInput(query=q, mode="hybrid")
+            ),
+            "search_bm25": lambda q: retrieval.search(NAMESPACE, SearchInput(query=q, mode="bm25")),
+            "search_vector": lambda q: retrieval.search(
+                NAMESPACE, SearchInput(query=q, mode="vector")
+            ),
+            "fulltext": lambda q: retrieval.fulltext(
+                NAMESPACE, FulltextInput(keywords=q.split()[:2])
+            ),
             "embed_query": lambda q: embedder.embed([q]),
         }
         results: dict[str, Any] = {

@@ -18,12 +18,12 @@ from typing import Any
 import httpx
 
 from service.config import Neo4jSettings, load_settings
-from service.embeddings import LocalMiniLM
-from service.graph_store import CypherLibrary, GraphStore
-from service.memory_service import MemoryService
-from service.neo4j_local import LocalNeo4j, free_port
-from service.retrieval import Retrieval
-from service.vector_store import EdgeVectorStore
+from service.core.memories import MemoryService
+from service.core.retrieval import Retrieval
+from service.stores.embeddings import LocalMiniLM
+from service.stores.graph_store import CypherLibrary, GraphStore
+from service.stores.neo4j_local import LocalNeo4j, free_port
+from service.stores.vector_store import EdgeVectorStore
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "bench" / "results"

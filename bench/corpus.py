@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from service.models import LinkSpec, SaveInput
+from service.core.models import LinkSpec, SaveInput
 
 # (core memory, paraphrased query sharing few words with it, context reachable only by link)
 TOPICS: list[tuple[str, str, str]] = [

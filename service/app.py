@@ -1,7 +1,5 @@
-"""Composition root: builds stores, embedder and services from settings and owns their lifetime.
-
-`open_runtime` is used by the HTTP server, the stdio MCP server and the CLI alike.
-"""
+"""Composition root: builds stores, embedder and use cases from settings, owns their lifetime
+and the `RuntimeRef` the adapters read them through (HTTP server, stdio MCP server, CLI)."""
 
 from __future__ import annotations
 
@@ -15,15 +13,18 @@ from dataclasses import dataclass, field
 
 from qdrant_client import AsyncQdrantClient
 
-from service.auth import Authenticator
+from service.api.auth import Authenticator
 from service.config import Settings, unknown_env_variables
-from service.embeddings import Embedder, build_embedder
-from service.graph_store import CypherLibrary, GraphStore
-from service.memory_service import MemoryService
-from service.neo4j_local import LocalNeo4j
-from service.retrieval import Retrieval
+from service.core.bulk import BulkImporter
+from service.core.errors import InternalError
+from service.core.memories import MemoryService
+from service.core.reconcile import Reconciler
+from service.core.retrieval import Retrieval
 from service.retry import wait_until_ready
-from service.vector_store import (
+from service.stores.embeddings import Embedder, build_embedder
+from service.stores.graph_store import CypherLibrary, GraphStore
+from service.stores.neo4j_local import LocalNeo4j
+from service.stores.vector_store import (
     EdgeVectorStore,
     ServerVectorStore,
     VectorStore,
@@ -43,8 +44,25 @@ class Runtime:
     embedder: Embedder
     memories: MemoryService
     retrieval: Retrieval
+    reconciler: Reconciler
+    importer: BulkImporter
     authenticator: Authenticator
     started_at: float = field(default_factory=time.time)
+
+
+class RuntimeRef:
+    """The runtime, set once the process has started its stores."""
+
+    def __init__(self) -> None:
+        self._runtime: Runtime | None = None
+
+    def set(self, runtime: Runtime | None) -> None:
+        self._runtime = runtime
+
+    def get(self) -> Runtime:
+        if self._runtime is None:
+            raise InternalError()
+        return self._runtime
 
 
 def configure_logging(settings: Settings) -> None:
@@ -77,7 +95,7 @@ def build_vector_store(settings: Settings, dimensions: int, model: str) -> Vecto
 async def open_runtime(settings: Settings) -> AsyncGenerator[Runtime]:
     """Start-up: Neo4j (waited for), migrations, embedder, Qdrant, reconcile; then clean-up."""
     for name in unknown_env_variables():
-        log.warning("unknown setting %s is ignored: check its spelling (CONTRACT §7)", name)
+        log.warning("unknown setting %s is ignored: check its spelling (docs/contract.md §7)", name)
     uri = await asyncio.to_thread(neo4j_uri, settings)
     graph = GraphStore(settings.neo4j, uri, CypherLibrary())
     try:
@@ -98,7 +116,8 @@ async def open_runtime(settings: Settings) -> AsyncGenerator[Runtime]:
         )
         try:
             memories = MemoryService(settings, graph, vectors, embedder)
-            report = await memories.reconcile()
+            reconciler = Reconciler(graph, vectors, embedder)
+            report = await reconciler.run()
             if report.vectors_written or report.vectors_deleted:
                 log.info("start-up reconcile: %s", report)
             yield Runtime(
@@ -108,6 +127,8 @@ async def open_runtime(settings: Settings) -> AsyncGenerator[Runtime]:
                 embedder=embedder,
                 memories=memories,
                 retrieval=Retrieval(settings, graph, vectors, embedder, memories),
+                reconciler=reconciler,
+                importer=BulkImporter(settings, graph, vectors, embedder),
                 authenticator=Authenticator(settings.auth),
             )
         finally:

@@ -60,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
 def _serve(settings: Settings, _: argparse.Namespace) -> int:
     import uvicorn
 
-    from service.http_api import create_app
+    from service.api.http.app import create_app
 
     anonymous = not settings.auth.api_keys and not settings.auth.allow_anonymous
     if anonymous and not _is_loopback(settings.http.host):
@@ -91,8 +91,8 @@ def _is_loopback(host: str) -> bool:
 
 
 def _mcp(settings: Settings, _: argparse.Namespace) -> int:
-    from service.app import open_runtime
-    from service.mcp_server import RuntimeRef, build_mcp_server
+    from service.api.mcp.server import build_mcp_server
+    from service.app import RuntimeRef, open_runtime
 
     async def run() -> None:
         ref = RuntimeRef()
@@ -107,7 +107,7 @@ def _mcp(settings: Settings, _: argparse.Namespace) -> int:
 
 def _migrate(settings: Settings, _: argparse.Namespace) -> int:
     from service.app import neo4j_uri
-    from service.graph_store import CypherLibrary, GraphStore
+    from service.stores.graph_store import CypherLibrary, GraphStore
 
     async def run() -> list[str]:
         graph = GraphStore(settings.neo4j, neo4j_uri(settings), CypherLibrary())
@@ -126,7 +126,7 @@ def _reconcile(settings: Settings, args: argparse.Namespace) -> int:
 
     async def run() -> dict[str, int]:
         async with open_runtime(settings) as runtime:
-            return asdict(await runtime.memories.reconcile(full=args.full))
+            return asdict(await runtime.reconciler.run(full=args.full))
 
     print(json.dumps(asyncio.run(run())))
     return 0
@@ -134,7 +134,7 @@ def _reconcile(settings: Settings, args: argparse.Namespace) -> int:
 
 def _index(settings: Settings, _: argparse.Namespace) -> int:
     from service.app import open_runtime
-    from service.vector_store import EdgeVectorStore
+    from service.stores.vector_store import EdgeVectorStore
 
     async def run() -> None:
         async with open_runtime(settings) as runtime:
@@ -151,7 +151,7 @@ def _index(settings: Settings, _: argparse.Namespace) -> int:
 
 
 def _neo4j(settings: Settings, args: argparse.Namespace) -> int:
-    from service.neo4j_local import LocalNeo4j, LocalNeo4jError
+    from service.stores.neo4j_local import LocalNeo4j, LocalNeo4jError
 
     local = LocalNeo4j(settings.neo4j, settings.data_dir)
     try:

@@ -1,4 +1,4 @@
-"""Settings of Mnemograph (CONTRACT §7): environment `MNEMO_*`, nested by `__`, optional TOML.
+"""Settings (docs/contract.md §7): environment `MNEMO_*`, nested by `__`, optional TOML file.
 
 The only module that reads the environment; settings are built once by `load_settings`.
 """
@@ -121,7 +121,7 @@ class LimitsSettings(BaseModel):
 
 
 class Settings(BaseSettings):
-    """Everything configurable; see CONTRACT §7 and docs/operations.md."""
+    """Everything configurable; see docs/contract.md §7 and docs/operations.md."""
 
     model_config = SettingsConfigDict(
         env_prefix=ENV_PREFIX,

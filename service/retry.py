@@ -16,7 +16,7 @@ from tenacity import (
     wait_exponential,
 )
 
-from service.errors import BackendUnavailable
+from service.core.errors import BackendUnavailable
 
 log = logging.getLogger(__name__)
 

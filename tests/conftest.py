@@ -14,12 +14,13 @@ from pydantic import SecretStr
 from qdrant_client import AsyncQdrantClient
 
 from service.config import Neo4jSettings, Settings, load_settings
-from service.embeddings import LocalMiniLM
-from service.graph_store import CypherLibrary, GraphStore
-from service.memory_service import MemoryService
-from service.neo4j_local import LocalNeo4j, free_port
-from service.retrieval import Retrieval
-from service.vector_store import EdgeVectorStore, ServerVectorStore
+from service.core.bulk import BulkImporter
+from service.core.memories import MemoryService
+from service.core.retrieval import Retrieval
+from service.stores.embeddings import LocalMiniLM
+from service.stores.graph_store import CypherLibrary, GraphStore
+from service.stores.neo4j_local import LocalNeo4j, free_port
+from service.stores.vector_store import EdgeVectorStore, ServerVectorStore
 
 
 @pytest.fixture(scope="session")
@@ -105,3 +106,10 @@ async def retrieval(
     memories: MemoryService,
 ) -> Retrieval:
     return Retrieval(settings, graph, edge_store, embedder, memories)
+
+
+@pytest_asyncio.fixture(scope="session")
+async def importer(
+    settings: Settings, graph: GraphStore, edge_store: EdgeVectorStore, embedder: LocalMiniLM
+) -> BulkImporter:
+    return BulkImporter(settings, graph, edge_store, embedder)

@@ -9,15 +9,16 @@ import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import httpx
 import pytest
 import pytest_asyncio
 from mcp import Client
 
+from service.api.tools import TOOLS
 from service.config import Settings
-from service.neo4j_local import free_port
+from service.stores.neo4j_local import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -80,7 +81,7 @@ class Api(Protocol):
 
 
 class HttpApi:
-    """The HTTP twins of the tools (CONTRACT §6)."""
+    """The HTTP twins of the tools (docs/contract.md §6)."""
 
     transport = "http"
 
@@ -94,33 +95,28 @@ class HttpApi:
         return response.json()
 
     async def _request(self, tool: str, args: dict[str, Any]) -> httpx.Response:
+        """The tool's HTTP twin from the one tool table: GET takes query parameters, other
+        methods a JSON body; `namespace` rides in the query (in the body for POST /get)."""
+        spec = TOOLS[tool]
         namespace = args.pop("namespace", None)
         params: dict[str, Any] = {"namespace": namespace} if namespace else {}
-        if tool == "memory_save":
-            return await self.client.post("/v1/memories", json=args, params=params)
-        if tool == "memory_get":
-            return await self.client.post("/v1/memories/get", json={**args, **params})
+        method, path = spec.method, spec.path
         if tool == "memory_link":
-            path = f"/v1/memories/{args.pop('from')}/links/{args.pop('to')}"
+            path = path.format(ref=args.pop("from"), target=args.pop("to"))
             if args.pop("remove", False):
-                params["type"] = args.get("type", "related")
-                return await self.client.delete(path, params=params)
-            return await self.client.put(path, json=args, params=params)
-        if tool == "memory_delete":
-            ref = [*args.get("ids", []), *args.get("keys", [])][0]
-            return await self.client.delete(f"/v1/memories/{ref}", params=params)
-        if tool == "memory_search":
-            return await self.client.get("/v1/search", params={**args, **params})
-        if tool == "memory_fulltext_search":
-            keywords = args.pop("keywords")
-            if isinstance(keywords, list):
-                keywords = ",".join(keywords)
-            return await self.client.get(
-                "/v1/fulltext", params={**args, "keywords": keywords, **params}
-            )
-        if tool == "retrieve_context":
-            return await self.client.post("/v1/retrieve", json={**args, **params})
-        raise AssertionError(f"no HTTP twin for {tool}")
+                method, params["type"] = "DELETE", args.get("type", "related")
+                args = {}
+        elif tool == "memory_delete":
+            refs: list[str] = [*args.pop("ids", []), *args.pop("keys", [])]
+            path = path.format(ref=refs[0])
+        elif tool == "memory_fulltext_search" and isinstance(args["keywords"], list):
+            args["keywords"] = ",".join(cast(list[str], args["keywords"]))
+        if method == "GET":
+            return await self.client.get(path, params={**args, **params})
+        if spec.path.endswith(("/get", "/retrieve")):
+            args, params = {**args, **params}, {}
+        body = args or None
+        return await self.client.request(method, path, json=body, params=params)
 
 
 class McpApi:

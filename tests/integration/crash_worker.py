@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from service.config import Neo4jSettings, load_settings
-from service.embeddings import LocalMiniLM
-from service.graph_store import CypherLibrary, GraphStore
-from service.memory_service import MemoryService
-from service.models import SaveInput
-from service.vector_store import EdgeVectorStore
+from service.core.memories import MemoryService
+from service.core.models import SaveInput
+from service.stores.embeddings import LocalMiniLM
+from service.stores.graph_store import CypherLibrary, GraphStore
+from service.stores.vector_store import EdgeVectorStore
 
 
 def die(*_: Any) -> None:

@@ -11,11 +11,12 @@ from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from service.embeddings import LocalMiniLM
-from service.graph_store import GraphStore
-from service.memory_service import MemoryService, ReconcileReport
-from service.models import SaveInput, now_utc
-from service.vector_store import EdgeVectorStore
+from service.core.memories import MemoryService
+from service.core.models import SaveInput, now_utc
+from service.core.reconcile import Reconciler, ReconcileReport
+from service.stores.embeddings import LocalMiniLM
+from service.stores.graph_store import GraphStore
+from service.stores.vector_store import EdgeVectorStore
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -39,6 +40,10 @@ def crash(uri: str, edge_dir: Path, namespace: str, mode: str) -> str:
     )
     assert done.returncode == -signal.SIGKILL, done.stderr[-2000:]
     return json.loads(done.stdout.splitlines()[0])["acknowledged"]
+
+
+async def reconcile(service: MemoryService, full: bool = False) -> ReconcileReport:
+    return await Reconciler(service.graph, service.vectors, service.embedder).run(full=full)
 
 
 @asynccontextmanager
@@ -65,11 +70,11 @@ async def test_crash_inside_a_save_is_finished_by_reconcile(
     async with reopened(memories, embedder, tmp_path / "edge") as (service, vectors):
         in_flight = (await service.resolve(namespace, keys=["in-flight"]))["in-flight"]
         assert await vectors.existing_ids([acknowledged, in_flight]) == {acknowledged}
-        assert await service.reconcile() == ReconcileReport(1, 0, 0, 0)
+        assert await reconcile(service) == ReconcileReport(1, 0, 0, 0)
         assert await vectors.existing_ids([acknowledged, in_flight]) == {acknowledged, in_flight}
         got = await service.get(namespace, keys=["acknowledged", "in-flight"])
         assert [m["content"] for m in got["memories"]] == ["kept safe", "written to neo4j"]
-        assert await service.reconcile() == ReconcileReport(0, 0, 0, 0)
+        assert await reconcile(service) == ReconcileReport(0, 0, 0, 0)
 
 
 async def test_crash_inside_a_delete_leaves_no_orphan_vector_after_reconcile(
@@ -83,7 +88,7 @@ async def test_crash_inside_a_delete_leaves_no_orphan_vector_after_reconcile(
     async with reopened(memories, embedder, tmp_path / "edge") as (service, vectors):
         assert await service.resolve(namespace, keys=["acknowledged"]) == {}
         assert await vectors.existing_ids([deleted]) == {deleted}
-        assert await service.reconcile() == ReconcileReport(0, 1, 0, 0)
+        assert await reconcile(service) == ReconcileReport(0, 1, 0, 0)
         assert await vectors.existing_ids([deleted]) == set()
 
 
@@ -96,7 +101,7 @@ async def test_full_reconcile_repairs_drift_in_both_directions(
     await edge_store.delete([kept_id])
     await memories.graph.write("memory_delete", ids=[orphan_id], namespace=namespace, now=now_utc())
     await memories.graph.write("tombstones_clear", ids=[orphan_id])
-    report = await memories.reconcile(full=True)
+    report = await reconcile(memories, full=True)
     assert report.orphans_deleted >= 1
     assert report.missing_vectors >= 1
     assert await edge_store.existing_ids([kept_id, orphan_id]) == {kept_id}

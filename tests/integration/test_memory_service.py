@@ -7,12 +7,19 @@ from typing import Any
 
 import pytest
 
-from service.embeddings import LocalMiniLM, Vectors
-from service.errors import Conflict, InvalidParameter, MemoryDisabled, NotFound, PayloadTooLarge
-from service.graph_store import GraphStore
-from service.memory_service import LinkFilter, MemoryService
-from service.models import SaveInput
-from service.vector_store import EdgeVectorStore, VectorFilter
+from service.core.bulk import BulkImporter
+from service.core.errors import (
+    Conflict,
+    InvalidParameter,
+    MemoryDisabled,
+    NotFound,
+    PayloadTooLarge,
+)
+from service.core.memories import LinkFilter, MemoryService
+from service.core.models import SaveInput
+from service.stores.embeddings import LocalMiniLM, Vectors
+from service.stores.graph_store import GraphStore
+from service.stores.vector_store import EdgeVectorStore, VectorFilter
 
 
 def save_input(**fields: Any) -> SaveInput:
@@ -273,14 +280,17 @@ async def test_migrations_are_idempotent_and_indexes_online(graph: GraphStore) -
 
 
 async def test_bulk_import_writes_memories_vectors_and_links_by_key(
-    memories: MemoryService, namespace: str, edge_store: EdgeVectorStore
+    memories: MemoryService,
+    importer: BulkImporter,
+    namespace: str,
+    edge_store: EdgeVectorStore,
 ) -> None:
     items = [
         save_input(key="b-1", content="first", score=10, links=[{"key": "b-2", "weight": 0.9}]),
         save_input(key="b-2", content="second", score=20, links=[{"key": "ghost"}]),
     ]
     progress: list[int] = []
-    report = await memories.bulk_import(namespace, items, on_progress=progress.append)
+    report = await importer.run(namespace, items, on_progress=progress.append)
     assert report == {"imported": 2, "linked": 1, "unresolved_links": 1}
     assert progress == [2]
     got = await memories.get(namespace, keys=["b-1", "b-2"])
@@ -288,7 +298,7 @@ async def test_bulk_import_writes_memories_vectors_and_links_by_key(
     assert [(x["key"], x["combined_score"]) for x in got["memories"][0]["links"]] == [("b-2", 18.0)]
     ids = [m["id"] for m in got["memories"]]
     assert await edge_store.existing_ids(ids) == set(ids)
-    again = await memories.bulk_import(namespace, items[:1])
+    again = await importer.run(namespace, items[:1])
     assert again["imported"] == 1
     assert (await memories.get(namespace, keys=["b-1"]))["memories"][0]["id"] == ids[0]
 

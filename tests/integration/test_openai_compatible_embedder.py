@@ -14,9 +14,9 @@ import uvicorn
 from fastapi import FastAPI
 
 from service.config import EmbeddingSettings
-from service.embeddings import LocalMiniLM, OpenAICompatibleEmbedder
-from service.errors import BackendUnavailable
-from service.neo4j_local import free_port
+from service.core.errors import BackendUnavailable
+from service.stores.embeddings import LocalMiniLM, OpenAICompatibleEmbedder
+from service.stores.neo4j_local import free_port
 
 
 @pytest.fixture(scope="module")

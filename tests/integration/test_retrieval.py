@@ -8,13 +8,20 @@ from typing import Any
 
 import pytest
 
-from service.errors import InvalidParameter
-from service.graph_store import GraphStore
-from service.memory_service import MemoryService
-from service.models import LinkSpec, SaveInput
-from service.retrieval import Retrieval
-from service.search_models import MemoryFilters, RetrieveFilters, RetrieveInput
-from service.vector_store import EdgeVectorStore
+from service.core.errors import InvalidParameter
+from service.core.memories import MemoryService
+from service.core.models import LinkSpec, SaveInput
+from service.core.retrieval import Retrieval
+from service.core.search_inputs import (
+    FulltextInput,
+    MemoryFilters,
+    RetrieveFilters,
+    RetrieveInput,
+    SearchInput,
+    SearchMode,
+)
+from service.stores.graph_store import GraphStore
+from service.stores.vector_store import EdgeVectorStore
 
 CORPUS: list[dict[str, Any]] = [
     {
@@ -78,7 +85,7 @@ async def test_bm25_search_ranks_keyword_matches_with_descending_scores(
     memories: MemoryService, retrieval: Retrieval, namespace: str
 ) -> None:
     await seed(memories, namespace)
-    result = await retrieval.search(namespace, "neo4j qdrant", mode="bm25")
+    result = await retrieval.search(namespace, SearchInput(query="neo4j qdrant", mode="bm25"))
     assert set(keys(result["results"])) == {"db-choice", "deploy"}
     scores = [r["score"] for r in result["results"]]
     assert scores == sorted(scores, reverse=True)
@@ -90,7 +97,9 @@ async def test_vector_search_finds_a_paraphrase_with_no_shared_words(
     memories: MemoryService, retrieval: Retrieval, namespace: str
 ) -> None:
     await seed(memories, namespace)
-    result = await retrieval.search(namespace, "people get signed out unexpectedly", mode="vector")
+    result = await retrieval.search(
+        namespace, SearchInput(query="people get signed out unexpectedly", mode="vector")
+    )
     assert keys(result["results"])[0] == "auth-bug"
     assert result["results"][0]["matchType"] == "vector"
     scores = [r["score"] for r in result["results"]]
@@ -101,7 +110,9 @@ async def test_hybrid_search_fuses_both_engines_best_first(
     memories: MemoryService, retrieval: Retrieval, namespace: str
 ) -> None:
     await seed(memories, namespace)
-    result = await retrieval.search(namespace, "where do we store the memory graph? neo4j")
+    result = await retrieval.search(
+        namespace, SearchInput(query="where do we store the memory graph? neo4j")
+    )
     first = result["results"][0]
     assert (first["key"], first["matchType"]) == ("db-choice", "both")
     scores = [r["score"] for r in result["results"]]
@@ -125,8 +136,12 @@ async def test_search_counts_total_before_paging(
     memories: MemoryService, retrieval: Retrieval, namespace: str
 ) -> None:
     await seed(memories, namespace)
-    whole = await retrieval.search(namespace, "neo4j qdrant docker", mode="bm25", limit=10)
-    page = await retrieval.search(namespace, "neo4j qdrant docker", mode="bm25", limit=1, offset=1)
+    whole = await retrieval.search(
+        namespace, SearchInput(query="neo4j qdrant docker", mode="bm25", limit=10)
+    )
+    page = await retrieval.search(
+        namespace, SearchInput(query="neo4j qdrant docker", mode="bm25", limit=1, offset=1)
+    )
     assert page["total"] == whole["total"] == 2
     assert keys(page["results"]) == keys(whole["results"])[1:2]
     assert (page["limit"], page["offset"]) == (1, 1)
@@ -136,13 +151,14 @@ async def test_search_type_and_tag_filters_apply_in_both_engines(
     memories: MemoryService, retrieval: Retrieval, namespace: str
 ) -> None:
     await seed(memories, namespace)
-    for mode in ("bm25", "vector", "hybrid"):
+    modes: tuple[SearchMode, ...] = ("bm25", "vector", "hybrid")
+    for mode in modes:
         by_type = await retrieval.search(
-            namespace, "neo4j qdrant docker", mode=mode, filters=MemoryFilters(types=("design",))
+            namespace, SearchInput(query="neo4j qdrant docker", mode=mode, type="design")
         )
         assert keys(by_type["results"]) == ["deploy"], mode
         by_tag = await retrieval.search(
-            namespace, "neo4j graph", mode=mode, filters=MemoryFilters(tags=("architecture",))
+            namespace, SearchInput(query="neo4j graph", mode=mode, tags=["architecture"])
         )
         assert keys(by_tag["results"]) == ["db-choice"], mode
 
@@ -154,8 +170,12 @@ async def test_fulltext_or_matches_any_keyword_and_and_needs_all(
     memories: MemoryService, retrieval: Retrieval, namespace: str
 ) -> None:
     await seed(memories, namespace)
-    either = await retrieval.fulltext(namespace, ["oauth", "docker"], "OR")
-    both = await retrieval.fulltext(namespace, ["neo4j", "docker"], "AND")
+    either = await retrieval.fulltext(
+        namespace, FulltextInput(keywords=["oauth", "docker"], operator="OR")
+    )
+    both = await retrieval.fulltext(
+        namespace, FulltextInput(keywords=["neo4j", "docker"], operator="AND")
+    )
     assert set(keys(either["results"])) == {"auth-bug", "deploy"}
     assert keys(both["results"]) == ["deploy"]
     assert both["total"] == 1
@@ -165,7 +185,7 @@ async def test_fulltext_highlights_terms_in_an_escaped_excerpt(
     memories: MemoryService, retrieval: Retrieval, namespace: str
 ) -> None:
     await memories.save(namespace, SaveInput(key="html", content="Use <b>Neo4j</b> & neo4j"))
-    result = await retrieval.fulltext(namespace, ["neo4j"])
+    result = await retrieval.fulltext(namespace, FulltextInput(keywords=["neo4j"]))
     assert result["results"][0]["excerpt"] == (
         "Use &lt;b&gt;<mark>Neo4j</mark>&lt;/b&gt; &amp; <mark>neo4j</mark>"
     )
@@ -175,18 +195,22 @@ async def test_fulltext_query_syntax_is_just_text(
     memories: MemoryService, retrieval: Retrieval, namespace: str
 ) -> None:
     await seed(memories, namespace)
-    assert (await retrieval.fulltext(namespace, ["foo) OR (*"]))["results"] == []
-    assert (await retrieval.fulltext(namespace, ["*:*", "content:neo4j~"]))["results"] == []
+    assert (await retrieval.fulltext(namespace, FulltextInput(keywords=["foo) OR (*"])))[
+        "results"
+    ] == []
+    assert (await retrieval.fulltext(namespace, FulltextInput(keywords=["*:*", "content:neo4j~"])))[
+        "results"
+    ] == []
 
 
 async def test_fulltext_works_for_cjk_and_accents(
     memories: MemoryService, retrieval: Retrieval, namespace: str
 ) -> None:
     await seed(memories, namespace)
-    cjk = await retrieval.fulltext(namespace, ["数据库"])
+    cjk = await retrieval.fulltext(namespace, FulltextInput(keywords=["数据库"]))
     assert keys(cjk["results"]) == ["cjk-note"]
     assert "<mark>数据库</mark>" in cjk["results"][0]["excerpt"]
-    folded = await retrieval.fulltext(namespace, ["creme brulee"])
+    folded = await retrieval.fulltext(namespace, FulltextInput(keywords=["creme brulee"]))
     assert keys(folded["results"]) == ["cafe-notes"]
     assert "<mark>crème brûlée</mark>" in folded["results"][0]["excerpt"]
 

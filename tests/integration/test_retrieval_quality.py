@@ -8,15 +8,15 @@ from __future__ import annotations
 
 from bench.bench_quality import MODES, evaluate
 from bench.corpus import quality_corpus
-from service.memory_service import MemoryService
-from service.retrieval import Retrieval
+from service.core.bulk import BulkImporter
+from service.core.retrieval import Retrieval
 
 
 async def test_hybrid_recall_beats_every_single_channel(
-    memories: MemoryService, retrieval: Retrieval, namespace: str
+    importer: BulkImporter, retrieval: Retrieval, namespace: str
 ) -> None:
     items, cases = quality_corpus(distractors=60)
-    await memories.bulk_import(namespace, items)
+    await importer.run(namespace, items)
     scores = {mode: await evaluate(retrieval, namespace, cases, mode) for mode in MODES}
     hybrid = scores.pop("hybrid")
     for mode, single in scores.items():

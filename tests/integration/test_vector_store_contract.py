@@ -11,8 +11,8 @@ import pytest
 import pytest_asyncio
 from qdrant_client import AsyncQdrantClient
 
-from service.embeddings import LocalMiniLM
-from service.vector_store import (
+from service.stores.embeddings import LocalMiniLM
+from service.stores.vector_store import (
     EdgeVectorStore,
     ServerVectorStore,
     VectorFilter,

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from service.auth import Authenticator, Principal
+from service.api.auth import Authenticator, Principal
 from service.config import AuthSettings, Settings, unknown_env_variables
-from service.errors import (
+from service.core.errors import (
     Forbidden,
     InvalidParameter,
     NotFound,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from service.errors import InvalidParameter
-from service.fulltext import (
+from service.core.errors import InvalidParameter
+from service.core.fulltext import (
     excerpt,
     free_text_query,
     keywords_query,

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from service.errors import InvalidParameter
-from service.fusion import Candidate, graph_score, keep_best, keyword_score, merge, order_by, rrf
-from service.search_models import MemoryFilters, parse_date, parse_sort_by
+from service.core.errors import InvalidParameter
+from service.core.fusion import (
+    Candidate,
+    graph_score,
+    keep_best,
+    keyword_score,
+    merge,
+    order_by,
+    rrf,
+)
+from service.core.search_inputs import MemoryFilters, parse_date, parse_sort_by
 
 
 def test_graph_scores_are_one_over_hops_plus_half() -> None:

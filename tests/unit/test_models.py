@@ -1,4 +1,4 @@
-"""Pure derivations of the Memory object (CONTRACT §1)."""
+"""Pure derivations of the Memory object (docs/contract.md §1)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import ValidationError
 
-from service.models import (
+from service.core.models import (
     LinkSpec,
     SaveInput,
     derive_key,

@@ -1,4 +1,4 @@
-"""Link sorting (CONTRACT §3, seeds 000 and 001) as a pure function."""
+"""Link sorting (docs/contract.md §3, seeds 000 and 001) as a pure function."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.errors import InvalidParameter
-from service.sorting import combined_score, filter_links, parse_sort_links, sort_links
+from service.core.errors import InvalidParameter
+from service.core.sorting import combined_score, filter_links, parse_sort_links, sort_links
 
 
 def link(

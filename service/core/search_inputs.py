@@ -1,4 +1,4 @@
-"""Parameters of memory_search, memory_fulltext_search and retrieve_context (CONTRACT §4, §5),
+"""Parameters of memory_search, memory_fulltext_search and retrieve_context (contract §4, §5),
 validated once for both adapters, and the memory filters they share."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from service.errors import InvalidParameter
-from service.models import TYPE_PATTERN, MemoryType, Score, Tag
-from service.vector_store import VectorFilter
+from service.core.errors import InvalidParameter
+from service.core.models import TYPE_PATTERN, MemoryType, Score, Tag
+from service.core.sorting import SortLinksParam
 
 MAX_QUERY_CHARS = 10_000
 SORT_BY_VALUES = ("timestamp", "relevance")
@@ -26,6 +26,51 @@ SearchMode = Literal["hybrid", "bm25", "vector"]
 RetrieveMode = Literal["hybrid", "vector", "graph", "keyword", "kv"]
 Operator = Literal["AND", "OR"]
 TypeFilter = MemoryType | list[MemoryType]
+
+# Parameters described once: the MCP schemas and OpenAPI both read these.
+QueryParam = Annotated[
+    Query, Field(description="What to recall (1–10,000 chars).", examples=["OAuth2 JWT"])
+]
+SearchQueryParam = Annotated[
+    Query, Field(description="What to search for (1–10,000 chars).", examples=["auth bug"])
+]
+SearchModeParam = Annotated[
+    SearchMode, Field(description="hybrid (BM25 + vector, RRF k=60), bm25 or vector.")
+]
+RetrieveModeParam = Annotated[
+    RetrieveMode, Field(description="hybrid (all channels fused), vector, graph, keyword or kv.")
+]
+SortByParam = Annotated[
+    Any,
+    Field(
+        description="timestamp (newest first, default) or relevance (score desc).",
+        json_schema_extra={"type": "string", "enum": ["timestamp", "relevance"]},
+    ),
+]
+TypeFilterParam = Annotated[
+    TypeFilter | None, Field(description="Only memories of this type (or types).")
+]
+TagsFilterParam = Annotated[
+    list[Tag] | None, Field(description="Only memories with all these tags.")
+]
+LimitParam = Annotated[Limit, Field(description="Maximum results (1–100).")]
+OffsetParam = Annotated[Offset, Field(description="Results to skip (paging).")]
+MaxHopsParam = Annotated[MaxHops, Field(description="Graph depth (1–5).")]
+AnchorsParam = Annotated[
+    list[str] | None,
+    Field(max_length=100, description="Memory ids or keys to start the graph from."),
+]
+KeywordsParam = Annotated[
+    list[str] | str,
+    Field(
+        description="Terms to find: a list, or one comma-separated string. Matched as "
+        "literal terms (no query syntax).",
+        examples=[["neo4j", "fulltext"], "neo4j, fulltext"],
+    ),
+]
+OperatorParam = Annotated[
+    Operator, Field(description="OR (any keyword, default) or AND (all keywords).")
+]
 
 
 @dataclass(frozen=True)
@@ -47,20 +92,10 @@ class MemoryFilters:
             "min_score": self.min_score,
         }
 
-    def vector(self, namespace: str) -> VectorFilter:
-        return VectorFilter(
-            namespace=namespace,
-            types=self.types,
-            tags=self.tags,
-            created_from_ms=_ms(self.created_from),
-            created_to_ms=_ms(self.created_to),
-            min_score=self.min_score,
-        )
-
     def admits(self, memory: dict[str, Any]) -> bool:
         """The same rules in Python, for memories reached over the graph."""
         created: int | None = memory.get("created_ms")
-        low, high = _ms(self.created_from), _ms(self.created_to)
+        low, high = epoch_ms_or_none(self.created_from), epoch_ms_or_none(self.created_to)
         score = memory.get("score")
         return (
             (not self.types or memory.get("type") in self.types)
@@ -71,7 +106,7 @@ class MemoryFilters:
         )
 
 
-def _ms(moment: datetime | None) -> int | None:
+def epoch_ms_or_none(moment: datetime | None) -> int | None:
     if moment is None:
         return None
     delta = moment - datetime(1970, 1, 1, tzinfo=UTC)
@@ -123,6 +158,9 @@ def parse_date(name: str, value: str | None, end_of_day: bool) -> datetime | Non
 
 
 class RetrieveFilters(BaseModel):
+    """date_from/date_to (ISO, inclusive, on created_at), tags (all required), types, min_score
+    (memory importance; unknown counts as 50)."""
+
     model_config = ConfigDict(extra="forbid")
 
     date_from: str | None = None
@@ -132,20 +170,29 @@ class RetrieveFilters(BaseModel):
     min_score: Score | None = None
 
 
+RetrieveFiltersParam = Annotated[
+    RetrieveFilters | None,
+    Field(
+        description="date_from/date_to (ISO, inclusive, on created_at), tags (all required), "
+        "types, min_score (memory importance; unknown counts as 50)."
+    ),
+]
+
+
 class RetrieveInput(BaseModel):
-    """retrieve_context parameters (CONTRACT §5)."""
+    """retrieve_context parameters (docs/contract.md §5)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    query: Query
-    search_mode: RetrieveMode = "hybrid"
-    sort_by: Any = "timestamp"
-    type: TypeFilter | None = None
-    filters: RetrieveFilters | None = None
-    limit: Limit = 10
-    max_hops: MaxHops = 2
-    anchors: Annotated[list[str], Field(max_length=100)] | None = None
-    sortLinks: Any = None
+    query: QueryParam
+    search_mode: RetrieveModeParam = "hybrid"
+    sort_by: SortByParam = "timestamp"
+    type: TypeFilterParam = None
+    filters: RetrieveFiltersParam = None
+    limit: LimitParam = 10
+    max_hops: MaxHopsParam = 2
+    anchors: AnchorsParam = None
+    sortLinks: SortLinksParam = None
 
     def memory_filters(self) -> MemoryFilters:
         extra = self.filters or RetrieveFilters()
@@ -157,3 +204,36 @@ class RetrieveInput(BaseModel):
             created_to=parse_date("date_to", extra.date_to, end_of_day=True),
             min_score=extra.min_score,
         )
+
+
+class SearchInput(BaseModel):
+    """memory_search parameters (docs/contract.md §4)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: SearchQueryParam
+    mode: SearchModeParam = "hybrid"
+    type: TypeFilterParam = None
+    tags: TagsFilterParam = None
+    limit: LimitParam = 10
+    offset: OffsetParam = 0
+    sortLinks: SortLinksParam = None
+
+    def memory_filters(self) -> MemoryFilters:
+        return MemoryFilters(types=type_list(self.type), tags=tuple(dict.fromkeys(self.tags or ())))
+
+
+class FulltextInput(BaseModel):
+    """memory_fulltext_search parameters (docs/contract.md §4)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    keywords: KeywordsParam
+    operator: OperatorParam = "OR"
+    type: TypeFilterParam = None
+    limit: LimitParam = 10
+    offset: OffsetParam = 0
+    sortLinks: SortLinksParam = None
+
+    def memory_filters(self) -> MemoryFilters:
+        return MemoryFilters(types=type_list(self.type))

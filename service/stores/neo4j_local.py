@@ -18,7 +18,7 @@ from pathlib import Path
 
 from service.config import Neo4jSettings
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent / "tools" / "neo4j"
+PROJECT_DIR = Path(__file__).resolve().parents[2] / "tools" / "neo4j"
 MAIN_CLASS = "dev.mnemograph.neo4j.LocalNeo4j"
 BUILD_STAMP = "build.stamp"
 

@@ -14,16 +14,24 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, LiteralString, NoReturn, TypeVar, cast
 
-from neo4j import AsyncGraphDatabase, AsyncManagedTransaction, Query, RoutingControl
+from neo4j import (
+    AsyncDriver,
+    AsyncGraphDatabase,
+    AsyncManagedTransaction,
+    AsyncSession,
+    Query,
+    Record,
+    RoutingControl,
+)
 from neo4j import exceptions as neo4j_errors
 from neo4j import time as neo4j_time
 
 from service.config import Neo4jSettings
-from service.errors import BackendUnavailable, Conflict, MnemographError
+from service.core.errors import BackendUnavailable, Conflict, MnemographError
 
 log = logging.getLogger(__name__)
 
-CYPHER_ROOT = Path(__file__).resolve().parent.parent / "cypher"
+CYPHER_ROOT = Path(__file__).resolve().parents[2] / "cypher"
 T = TypeVar("T")
 Row = dict[str, Any]
 
@@ -80,7 +88,7 @@ class Tx:
 
     async def run(self, query: str, /, **params: Any) -> list[Row]:
         result = await self._tx.run(self._library.text(query), params)
-        return [{key: _plain(value) for key, value in record.items()} async for record in result]
+        return [_row(record) async for record in result]
 
 
 class GraphStore:
@@ -91,7 +99,9 @@ class GraphStore:
         self._uri = uri
         self._library = library
         password = settings.password.get_secret_value()
-        self._driver = AsyncGraphDatabase.driver(
+        # The driver's factories and records are partially typed: typed here, at the boundary.
+        graph_database: Any = AsyncGraphDatabase
+        self._driver: AsyncDriver = graph_database.driver(
             uri,
             auth=(settings.user, password) if password else None,
             max_connection_pool_size=50,
@@ -131,7 +141,11 @@ class GraphStore:
         except Exception as exc:
             _reraise(exc)
         log.debug("query %s took %.1f ms", name, (time.perf_counter() - started) * 1000)
-        return [{key: _plain(value) for key, value in record.items()} for record in records]
+        return [_row(record) for record in records]
+
+    def _session(self) -> AsyncSession:
+        driver: Any = self._driver
+        return driver.session(database=self._settings.database)
 
     async def transaction(self, work: Callable[[Tx], Awaitable[T]]) -> T:
         """Run `work` in one managed write transaction (retried by the driver if transient)."""
@@ -140,7 +154,7 @@ class GraphStore:
             return await work(Tx(tx, self._library))
 
         try:
-            async with self._driver.session(database=self._settings.database) as session:
+            async with self._session() as session:
                 return await session.execute_write(unit)
         except MnemographError:
             raise
@@ -151,10 +165,11 @@ class GraphStore:
         """The EXPLAIN plan of a named statement (operators and their details)."""
         query = self._library.query(query_name)
         text = _literal("EXPLAIN " + str(query.text))
-        async with self._driver.session(database=self._settings.database) as session:
+        async with self._session() as session:
             result = await session.run(text, params)
             summary = await result.consume()
-        return cast(dict[str, Any], summary.plan or {})
+        plan: dict[str, Any] | None = cast(Any, summary).plan
+        return plan or {}
 
     async def migrate(self) -> list[str]:
         """Apply schema files whose checksum is not recorded yet; idempotent."""
@@ -166,7 +181,7 @@ class GraphStore:
                 continue
             for statement in statements:
                 try:
-                    async with self._driver.session(database=self._settings.database) as session:
+                    async with self._session() as session:
                         await (await session.run(statement)).consume()
                 except Exception as exc:
                     _reraise(exc)
@@ -177,12 +192,12 @@ class GraphStore:
         return applied
 
     async def _await_indexes(self) -> None:
-        async with self._driver.session(database=self._settings.database) as session:
+        async with self._session() as session:
             await (await session.run("CALL db.awaitIndexes(300)")).consume()
 
     async def index_states(self) -> dict[str, str]:
         """Name → state (ONLINE, POPULATING, FAILED) of every index."""
-        async with self._driver.session(database=self._settings.database) as session:
+        async with self._session() as session:
             result = await session.run("SHOW INDEXES YIELD name, state RETURN name, state")
             return {record["name"]: record["state"] async for record in result}
 
@@ -212,9 +227,14 @@ def _translate(exc: Exception) -> Exception:
     return exc
 
 
+def _row(record: Record) -> Row:
+    pairs: list[tuple[str, Any]] = cast(Any, record).items()
+    return {key: _plain(value) for key, value in pairs}
+
+
 def _plain(value: Any) -> Any:
     """Neo4j values to plain Python: temporal types become aware `datetime`."""
-    kind = type(value)
+    kind: type[Any] = type(cast(object, value))
     if kind is list:
         items = cast(list[Any], value)
         if items and type(items[0]) in _SCALARS and all(type(v) in _SCALARS for v in items):

@@ -1,4 +1,4 @@
-"""The error tree of Mnemograph and the envelope of CONTRACT §2.
+"""The error tree of Mnemograph and the envelope of docs/contract.md §2.
 
 Every failure a user can see is a `MnemographError`; `error_envelope` turns it into JSON.
 """
@@ -77,7 +77,7 @@ class InternalError(MnemographError):
 
 
 def error_envelope(error: MnemographError, empty_lists: Sequence[str] = ()) -> dict[str, Any]:
-    """The failure JSON of CONTRACT §2; `empty_lists` names the tool's list fields to add empty."""
+    """The failure JSON of docs/contract.md §2, with the tool's list fields added empty."""
     envelope: dict[str, Any] = {
         "success": False,
         "error_type": error.error_type,

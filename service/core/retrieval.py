@@ -10,15 +10,36 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from service.config import Settings
-from service.embeddings import Embedder
-from service.errors import BackendUnavailable
-from service.fulltext import excerpt, free_text_query, keywords_query, match_spans
-from service.fusion import Candidate, graph_score, keep_best, keyword_score, merge, order_by, rrf
-from service.graph_store import GraphStore
-from service.memory_service import MemoryService
-from service.search_models import MemoryFilters, RetrieveInput, parse_sort_by
-from service.sorting import parse_sort_links
-from service.vector_store import VectorStore
+from service.core.errors import BackendUnavailable
+from service.core.fulltext import (
+    excerpt,
+    free_text_query,
+    keywords_query,
+    match_spans,
+    parse_keywords,
+)
+from service.core.fusion import (
+    Candidate,
+    graph_score,
+    keep_best,
+    keyword_score,
+    merge,
+    order_by,
+    rrf,
+)
+from service.core.memories import MemoryService
+from service.core.search_inputs import (
+    FulltextInput,
+    MemoryFilters,
+    RetrieveInput,
+    SearchInput,
+    epoch_ms_or_none,
+    parse_sort_by,
+)
+from service.core.sorting import parse_sort_links
+from service.stores.embeddings import Embedder
+from service.stores.graph_store import GraphStore
+from service.stores.vector_store import VectorFilter, VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -53,20 +74,12 @@ class Retrieval:
 
     # -- memory_search --------------------------------------------------------------------
 
-    async def search(
-        self,
-        namespace: str,
-        query: str,
-        mode: str = "hybrid",
-        filters: MemoryFilters | None = None,
-        limit: int = 10,
-        offset: int = 0,
-        sort_links: object = None,
-    ) -> dict[str, Any]:
+    async def search(self, namespace: str, params: SearchInput) -> dict[str, Any]:
         """BM25, vector or both fused by RRF; `total` counts matches before paging."""
         self.memories.require_enabled()
-        sort = parse_sort_links(sort_links)
-        flt = filters or MemoryFilters()
+        sort = parse_sort_links(params.sortLinks)
+        flt = params.memory_filters()
+        query, mode, limit, offset = params.query, params.mode, params.limit, params.offset
         lucene = free_text_query(query)
         if mode == "bm25":
             total, hits = await self._bm25(namespace, lucene, flt, offset, limit)
@@ -161,28 +174,24 @@ class Retrieval:
     ) -> list[Hit]:
         vector = (await self.embedder.embed([query]))[0]
         hits = await self.vectors.search(
-            vector, flt.vector(namespace), limit, self.settings.search.min_vector_score
+            vector, vector_filter(flt, namespace), limit, self.settings.search.min_vector_score
         )
         return [(hit.id, max(0.0, hit.score), hit.created_at_ms) for hit in hits]
 
     # -- memory_fulltext_search -----------------------------------------------------------
 
-    async def fulltext(
-        self,
-        namespace: str,
-        keywords: Sequence[str],
-        operator: str = "OR",
-        filters: MemoryFilters | None = None,
-        limit: int = 10,
-        offset: int = 0,
-        sort_links: object = None,
-    ) -> dict[str, Any]:
+    async def fulltext(self, namespace: str, params: FulltextInput) -> dict[str, Any]:
         """Keywords as literal terms (AND | OR), with highlighted excerpts."""
         self.memories.require_enabled()
-        sort = parse_sort_links(sort_links)
-        flt = filters or MemoryFilters()
+        sort = parse_sort_links(params.sortLinks)
+        keywords = parse_keywords(params.keywords)
+        limit, offset = params.limit, params.offset
         total, hits = await self._bm25(
-            namespace, keywords_query(keywords, operator), flt, offset, limit
+            namespace,
+            keywords_query(keywords, params.operator),
+            params.memory_filters(),
+            offset,
+            limit,
         )
         views = await self.memories.hydrate(namespace, [i for i, _, _ in hits], sort)
         results: list[dict[str, Any]] = []
@@ -372,3 +381,15 @@ def _context_item(candidate: Candidate, view: dict[str, Any]) -> dict[str, Any]:
         "memory_score": view["score"],
         "links": view["links"],
     }
+
+
+def vector_filter(flt: MemoryFilters, namespace: str) -> VectorFilter:
+    """The memory filters as the vector engine's filter, scoped to the namespace."""
+    return VectorFilter(
+        namespace=namespace,
+        types=flt.types,
+        tags=flt.tags,
+        created_from_ms=epoch_ms_or_none(flt.created_from),
+        created_to_ms=epoch_ms_or_none(flt.created_to),
+        min_score=flt.min_score,
+    )

@@ -1,4 +1,4 @@
-"""Link sorting of CONTRACT §3: the one pure function every response with memories uses.
+"""Link sorting of docs/contract.md §3: the one pure function every response with memories uses.
 
 Also parses the `sortLinks` parameter, whose accepted values are fixed by seed 000.
 """
@@ -6,11 +6,29 @@ Also parses the `sortLinks` parameter, whose accepted values are fixed by seed 0
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Annotated, Any, cast
 
-from service.errors import InvalidParameter
+from pydantic import Field
+
+from service.core.errors import InvalidParameter
 
 MISSING_SCORE = 50.0
+
+# Typed loosely on purpose: `parse_sort_links` must see 1, "yes" or [] to refuse them.
+SortLinksParam = Annotated[
+    Any,
+    Field(
+        description=(
+            "Sort each memory's links by link weight × memory score (desc), then weight, "
+            'then key. true (default) or false; "true"/"false" strings are accepted.'
+        ),
+        json_schema_extra={
+            "type": ["boolean", "string", "null"],
+            "default": True,
+            "examples": [True, False],
+        },
+    ),
+]
 
 
 def combined_score(weight: float, score: float | None) -> float:
@@ -64,5 +82,5 @@ def _shown(value: object) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, list):
-        return "[]" if not value else str(value)
+        return "[]" if not value else str(cast(list[object], value))
     return str(value)

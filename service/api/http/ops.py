@@ -1,0 +1,59 @@
+"""HTTP routes for operators: liveness, readiness (Neo4j, Qdrant, embedder) and metrics."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from service.api.metrics import observe_readiness
+from service.app import Runtime, RuntimeRef
+
+router = APIRouter(tags=["ops"])
+
+
+@router.get("/healthz")
+async def healthz() -> dict[str, Any]:
+    """Liveness: the process answers."""
+    return {"success": True, "status": "ok"}
+
+
+@router.get("/readyz")
+async def readyz(request: Request) -> JSONResponse:
+    """Readiness: Neo4j, Qdrant and the embedder each answer."""
+    ref: RuntimeRef = request.app.state.runtime_ref
+    checks = await readiness(ref.get())
+    ready = all(check["status"] == "ok" for check in checks.values())
+    observe_readiness(checks)
+    body = {"success": ready, "status": "ok" if ready else "unavailable", "checks": checks}
+    return JSONResponse(body, status_code=200 if ready else 503)
+
+
+@router.get("/metrics")
+async def metrics() -> Response:
+    """Prometheus metrics."""
+    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+
+async def readiness(rt: Runtime) -> dict[str, dict[str, str]]:
+    """Each backend probed in turn, with its status and time."""
+    checks: dict[str, dict[str, str]] = {}
+    for name, probe in (
+        ("neo4j", rt.graph.check),
+        ("qdrant", rt.vectors.check),
+        ("embedder", lambda: rt.embedder.embed(["readiness"])),
+    ):
+        started = time.perf_counter()
+        try:
+            await probe()
+            status = {"status": "ok"}
+        except Exception as exc:
+            status = {"status": "error", "error": type(exc).__name__}
+        status["ms"] = f"{(time.perf_counter() - started) * 1000:.1f}"
+        checks[name] = status
+    checks["qdrant"]["engine"] = rt.vectors.engine
+    checks["embedder"]["model"] = rt.embedder.model
+    return checks

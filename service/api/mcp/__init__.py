@@ -1,0 +1,1 @@
+"""The MCP adapter: one module per tool family, each with `register(server, session, prefix)`."""

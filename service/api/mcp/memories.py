@@ -1,0 +1,133 @@
+"""MCP tools on single memories: memory_save, memory_get, memory_link, memory_delete."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+from mcp_types import CallToolResult
+from pydantic import Field
+
+from service.api.mcp.session import ToolSession, tool, tool_result
+from service.api.params import NamespaceParam
+from service.api.tools import TOOLS
+from service.core.errors import InvalidParameter
+from service.core.models import (
+    ContentParam,
+    IdParam,
+    KeyParam,
+    LinksParam,
+    LinkTypeParam,
+    MetadataParam,
+    SaveInput,
+    ScoreParam,
+    SessionParam,
+    SummaryParam,
+    TagsParam,
+    TermParam,
+    TitleParam,
+    TypeParam,
+    WeightParam,
+)
+from service.core.sorting import SortLinksParam, parse_sort_links
+
+Ids = Annotated[list[str] | None, Field(description="Memory ids.")]
+Keys = Annotated[list[str] | None, Field(description="Memory keys.")]
+
+
+def register(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
+    for add in (_save, _get, _link, _delete):
+        add(server, session, prefix)
+
+
+def _save(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
+    @tool(server, TOOLS["memory_save"], prefix)
+    async def memory_save(
+        ctx: Context[Any],
+        content: ContentParam,
+        title: TitleParam = "",
+        type: TypeParam = "note",
+        key: KeyParam = None,
+        summary: SummaryParam = None,
+        tags: TagsParam | None = None,
+        score: ScoreParam = None,
+        metadata: MetadataParam | None = None,
+        session_id: SessionParam = None,
+        links: LinksParam | None = None,
+        id: IdParam = None,
+        namespace: NamespaceParam = None,
+    ) -> CallToolResult:
+        runtime, who = session.open(ctx, "writer")
+        data = SaveInput.model_validate(
+            {
+                "content": content,
+                "title": title,
+                "type": type,
+                "key": key,
+                "summary": summary,
+                "tags": tags or [],
+                "score": score,
+                "metadata": metadata or {},
+                "session_id": session_id,
+                "links": links or [],
+                "id": id,
+            }
+        )
+        return tool_result(await runtime.memories.save(who.namespace_for(namespace), data))
+
+
+def _get(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
+    @tool(server, TOOLS["memory_get"], prefix)
+    async def memory_get(
+        ctx: Context[Any],
+        ids: Ids = None,
+        keys: Keys = None,
+        key: Annotated[str | None, Field(description="One memory key.")] = None,
+        sortLinks: SortLinksParam = None,
+        namespace: NamespaceParam = None,
+    ) -> CallToolResult:
+        runtime, who = session.open(ctx, "reader")
+        sort = parse_sort_links(sortLinks)
+        wanted_keys = [*(keys or []), *([key] if key else [])]
+        if not ids and not wanted_keys:
+            raise InvalidParameter("memory_get needs 'ids', 'keys' or 'key'")
+        result = await runtime.memories.get(
+            who.namespace_for(namespace), ids=ids or [], keys=wanted_keys, sort=sort
+        )
+        return tool_result(result)
+
+
+def _link(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
+    @tool(server, TOOLS["memory_link"], prefix)
+    async def memory_link(
+        ctx: Context[Any],
+        from_: Annotated[
+            str, Field(validation_alias="from", description="Source memory id or key.")
+        ],
+        to: Annotated[str, Field(description="Target memory id or key.")],
+        weight: WeightParam = 0.5,
+        type: LinkTypeParam = "related",
+        term: TermParam = None,
+        remove: Annotated[bool, Field(description="Remove the link instead.")] = False,
+        namespace: NamespaceParam = None,
+    ) -> CallToolResult:
+        runtime, who = session.open(ctx, "writer")
+        result = await runtime.memories.link(
+            who.namespace_for(namespace), from_, to, weight, type, term, remove
+        )
+        return tool_result(result)
+
+
+def _delete(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
+    @tool(server, TOOLS["memory_delete"], prefix)
+    async def memory_delete(
+        ctx: Context[Any], ids: Ids = None, keys: Keys = None, namespace: NamespaceParam = None
+    ) -> CallToolResult:
+        runtime, who = session.open(ctx, "writer")
+        if not ids and not keys:
+            raise InvalidParameter("memory_delete needs 'ids' or 'keys'")
+        result = await runtime.memories.delete(
+            who.namespace_for(namespace), ids=ids or [], keys=keys or []
+        )
+        return tool_result(result)

@@ -1,0 +1,78 @@
+"""The MCP server: every tool family registered on one `MCPServer`, and the one place where a
+tool's failure (argument validation included) becomes `isError` with the §2 envelope."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, InputRequiredResult
+from pydantic import ValidationError
+
+from service.api.mcp import memories, retrieve, search
+from service.api.mcp.session import ToolSession, tool_result
+from service.api.tools import TOOLS
+from service.app import RuntimeRef
+from service.core.errors import (
+    InternalError,
+    MnemographError,
+    error_envelope,
+    invalid_from_validation,
+)
+
+log = logging.getLogger(__name__)
+
+INSTRUCTIONS = (
+    "Mnemograph stores memories (notes, decisions, designs, traces) with weighted links "
+    "between them. Save with memory_save, fetch with memory_get, connect with memory_link, "
+    "recall with retrieve_context."
+)
+
+
+def error_result(error: MnemographError, tool: str) -> CallToolResult:
+    spec = TOOLS.get(tool)
+    return tool_result(error_envelope(error, spec.list_fields if spec else ()), is_error=True)
+
+
+class EnvelopeMCPServer(MCPServer[Any]):
+    """An MCPServer whose tool failures carry the §2 envelope."""
+
+    def __init__(self, prefix: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._prefix = prefix
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            tool = name.removeprefix(self._prefix)
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                return error_result(invalid_from_validation(cause.errors()), tool)
+            if isinstance(cause, MnemographError):
+                return error_result(cause, tool)
+            if cause is None and str(exc).startswith("Unknown tool"):
+                raise
+            log.exception("tool %s failed", name, exc_info=cause or exc)
+            return error_result(InternalError(), tool)
+
+
+def build_mcp_server(
+    ref: RuntimeRef, prefix: str = "", search_enabled: bool = True
+) -> MCPServer[Any]:
+    """The MCP server with every memory tool, named with `prefix`; the two search tools only
+    when `search.enabled`."""
+    server = EnvelopeMCPServer(
+        prefix, name="mnemograph", instructions=INSTRUCTIONS, warn_on_duplicate_tools=False
+    )
+    session = ToolSession(ref)
+    memories.register(server, session, prefix)
+    retrieve.register(server, session, prefix)
+    if search_enabled:
+        search.register(server, session, prefix)
+    return server

@@ -1,0 +1,87 @@
+"""Reconcile of the two stores: finish vector writes and deletes a crash left pending in Neo4j,
+and (with `full`) repair any drift between Neo4j's memories and Qdrant's points."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from service.core.models import embedding_text, epoch_ms
+from service.stores.embeddings import Embedder
+from service.stores.graph_store import GraphStore
+from service.stores.vector_store import VectorPoint, VectorStore
+
+BATCH = 256
+DRIFT_BATCH = 1000
+
+
+@dataclass(frozen=True)
+class ReconcileReport:
+    vectors_written: int
+    vectors_deleted: int
+    orphans_deleted: int
+    missing_vectors: int
+
+
+class Reconciler:
+    """Brings Qdrant in line with Neo4j, which is the source of truth."""
+
+    def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder) -> None:
+        self.graph = graph
+        self.vectors = vectors
+        self.embedder = embedder
+
+    async def run(self, full: bool = False) -> ReconcileReport:
+        """Finish pending vector writes and deletes; with `full`, also repair any drift."""
+        written = await self._finish_pending_vectors()
+        deleted = await self._finish_tombstones()
+        orphans = missing = 0
+        if full:
+            orphans, missing = await self._repair_drift()
+            written += await self._finish_pending_vectors()
+        return ReconcileReport(written, deleted, orphans, missing)
+
+    async def _finish_pending_vectors(self) -> int:
+        written = 0
+        while rows := await self.graph.read("vector_pending", limit=BATCH):
+            texts = [embedding_text(row["title"] or "", row["content"] or "") for row in rows]
+            vectors = await self.embedder.embed(texts)
+            points = [
+                VectorPoint(
+                    id=row["id"],
+                    vector=vectors[i],
+                    namespace=row["namespace"],
+                    type=row["type"],
+                    tags=tuple(row["tags"] or ()),
+                    key=row["key"],
+                    created_at_ms=epoch_ms(row["created_at"]),
+                    score=row["score"],
+                )
+                for i, row in enumerate(rows)
+            ]
+            await self.vectors.upsert(points)
+            items = [{"id": row["id"], "content_hash": row["content_hash"]} for row in rows]
+            await self.graph.write("vector_mark_synced", items=items)
+            written += len(rows)
+        return written
+
+    async def _finish_tombstones(self) -> int:
+        deleted = 0
+        while rows := await self.graph.read("tombstones_list", limit=BATCH):
+            ids = [row["id"] for row in rows]
+            await self.vectors.delete(ids)
+            await self.graph.write("tombstones_clear", ids=ids)
+            deleted += len(ids)
+        return deleted
+
+    async def _repair_drift(self) -> tuple[int, int]:
+        """Delete vectors without a memory; mark memories without a vector as pending."""
+        vector_ids = await self.vectors.all_ids()
+        orphans: list[str] = []
+        for start in range(0, len(vector_ids), DRIFT_BATCH):
+            chunk = vector_ids[start : start + DRIFT_BATCH]
+            rows = await self.graph.read("memory_ids_existing", ids=chunk)
+            known = {row["id"] for row in rows}
+            orphans.extend(i for i in chunk if i not in known)
+        await self.vectors.delete(orphans)
+        rows = await self.graph.write("vector_mark_missing", ids=vector_ids)
+        return len(orphans), int(rows[0]["marked"]) if rows else 0

@@ -1,0 +1,112 @@
+"""The `VectorStore` protocol and the engine-neutral types both engines share:
+points, filters, hits and index status."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+VECTOR_NAME = "dense"
+# Payload fields with an index; `namespace` is the tenant key.
+KEYWORD_FIELDS = ("namespace", "type", "tags", "key")
+INTEGER_FIELDS = ("created_at",)
+FLOAT_FIELDS = ("score",)
+
+
+@dataclass(frozen=True)
+class VectorPoint:
+    """One memory's vector and the payload used for filtering."""
+
+    id: str
+    vector: npt.NDArray[np.float32]
+    namespace: str
+    type: str
+    tags: tuple[str, ...]
+    key: str
+    created_at_ms: int
+    score: float | None = None
+
+    def payload(self) -> dict[str, Any]:
+        """Filterable fields; `score` is the importance with null counted as 50."""
+        return {
+            "namespace": self.namespace,
+            "type": self.type,
+            "tags": list(self.tags),
+            "key": self.key,
+            "created_at": self.created_at_ms,
+            "score": 50.0 if self.score is None else float(self.score),
+        }
+
+
+@dataclass(frozen=True)
+class VectorFilter:
+    """Filters pushed into the engine: namespace always, the rest when given."""
+
+    namespace: str
+    types: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    created_from_ms: int | None = None
+    created_to_ms: int | None = None
+    min_score: float | None = None
+
+
+@dataclass(frozen=True)
+class VectorHit:
+    id: str
+    score: float
+    created_at_ms: int | None = None
+
+
+@dataclass
+class IndexStatus:
+    points: int
+    indexed: int
+    details: dict[str, Any] = field(default_factory=dict[str, Any])
+
+
+class VectorStore(Protocol):
+    """What the service needs from a vector engine."""
+
+    engine: str
+
+    async def open(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    async def upsert(self, points: Sequence[VectorPoint]) -> None: ...
+
+    async def delete(self, ids: Sequence[str]) -> None: ...
+
+    async def search(
+        self,
+        vector: npt.NDArray[np.float32],
+        flt: VectorFilter,
+        limit: int,
+        score_threshold: float | None = None,
+    ) -> list[VectorHit]: ...
+
+    async def count(self, namespace: str | None = None) -> int: ...
+
+    async def existing_ids(self, ids: Sequence[str]) -> set[str]: ...
+
+    async def all_ids(self, batch: int = 1000) -> list[str]: ...
+
+    async def status(self) -> IndexStatus: ...
+
+    async def check(self) -> None: ...
+
+
+def collection_name(model: str) -> str:
+    """One collection per embedding model: `memories__<model>` with a safe model slug."""
+    slug = "".join(ch if ch.isalnum() else "_" for ch in model.lower()).strip("_")
+    return f"memories__{slug}"
+
+
+def created_at_ms(payload: dict[str, Any] | None) -> int | None:
+    """The payload's creation time (epoch ms), when it has one."""
+    value = (payload or {}).get("created_at")
+    return int(value) if value is not None else None

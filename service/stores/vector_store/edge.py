@@ -1,0 +1,227 @@
+"""The embedded engine: a Qdrant Edge shard in-process, with an owned background HNSW indexer."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import qdrant_edge as edge
+
+from service.core.errors import BackendUnavailable
+from service.stores.vector_store.base import (
+    FLOAT_FIELDS,
+    INTEGER_FIELDS,
+    KEYWORD_FIELDS,
+    VECTOR_NAME,
+    IndexStatus,
+    VectorFilter,
+    VectorHit,
+    VectorPoint,
+    created_at_ms,
+)
+
+log = logging.getLogger(__name__)
+
+
+class EdgeVectorStore:
+    """Qdrant Edge shard under the data folder, with an owned background HNSW indexer.
+
+    The engine's `optimize()` holds the GIL for its whole run (measured), so the indexer
+    builds HNSW only when the service has been idle for `idle_s` and enough vectors are
+    unindexed; queries meanwhile search unindexed segments exactly.
+    """
+
+    engine = "qdrant-edge"
+
+    def __init__(
+        self,
+        path: Path,
+        dimensions: int,
+        index_threshold: int = 2000,
+        idle_s: float = 30.0,
+    ) -> None:
+        self._path = path
+        self._dimensions = dimensions
+        self._index_threshold = index_threshold
+        self._idle_s = idle_s
+        self._shard: edge.EdgeShard | None = None
+        self._last_write = time.monotonic()
+        self._unindexed = 0
+        self._indexer: asyncio.Task[None] | None = None
+
+    @property
+    def shard(self) -> edge.EdgeShard:
+        if self._shard is None:
+            raise BackendUnavailable("qdrant", "the embedded shard is not open")
+        return self._shard
+
+    async def open(self) -> None:
+        self._shard = await asyncio.to_thread(self._open_shard)
+        info = self._shard.info()
+        self._unindexed = info.points_count - info.indexed_vectors_count
+        self._indexer = asyncio.create_task(self._index_when_idle(), name="edge-hnsw-indexer")
+
+    def _open_shard(self) -> edge.EdgeShard:
+        config = edge.EdgeConfig(
+            vectors={VECTOR_NAME: edge.EdgeVectorParams(self._dimensions, edge.Distance.Cosine)}
+        )
+        try:
+            if (self._path / "edge_config.json").exists():
+                shard = edge.EdgeShard.load(str(self._path), config)
+            else:
+                self._path.mkdir(parents=True, exist_ok=True)
+                shard = edge.EdgeShard.create(str(self._path), config)
+        except Exception as exc:
+            raise BackendUnavailable("qdrant", f"cannot open {self._path}: {exc}") from exc
+        existing = shard.info().payload_schema
+        for name in KEYWORD_FIELDS:
+            if name not in existing:
+                schema = (
+                    edge.KeywordIndexParams(is_tenant=True)
+                    if name == "namespace"
+                    else edge.PayloadSchemaType.Keyword
+                )
+                shard.update(edge.UpdateOperation.create_field_index(name, schema))
+        for name in INTEGER_FIELDS:
+            if name not in existing:
+                shard.update(
+                    edge.UpdateOperation.create_field_index(name, edge.PayloadSchemaType.Integer)
+                )
+        for name in FLOAT_FIELDS:
+            if name not in existing:
+                shard.update(
+                    edge.UpdateOperation.create_field_index(name, edge.PayloadSchemaType.Float)
+                )
+        return shard
+
+    async def close(self) -> None:
+        if self._indexer is not None:
+            self._indexer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._indexer
+            self._indexer = None
+        if self._shard is not None:
+            shard, self._shard = self._shard, None
+            await asyncio.to_thread(_flush_and_close, shard)
+
+    async def upsert(self, points: Sequence[VectorPoint]) -> None:
+        if not points:
+            return
+        operation = edge.UpdateOperation.upsert_points(
+            [edge.Point(p.id, {VECTOR_NAME: p.vector.tolist()}, p.payload()) for p in points]
+        )
+        await self._write(operation)
+        self._unindexed += len(points)
+
+    async def delete(self, ids: Sequence[str]) -> None:
+        if ids:
+            await self._write(edge.UpdateOperation.delete_points(list(ids)))
+
+    async def _write(self, operation: edge.UpdateOperation) -> None:
+        shard = self.shard
+        try:
+            await asyncio.to_thread(_update_and_flush, shard, operation)
+        except Exception as exc:
+            raise BackendUnavailable("qdrant", str(exc)) from exc
+        self._last_write = time.monotonic()
+
+    async def search(
+        self,
+        vector: npt.NDArray[np.float32],
+        flt: VectorFilter,
+        limit: int,
+        score_threshold: float | None = None,
+    ) -> list[VectorHit]:
+        request = edge.QueryRequest(
+            limit=limit,
+            query=edge.Query.Nearest(vector.tolist(), using=VECTOR_NAME),
+            filter=_edge_filter(flt),
+            score_threshold=score_threshold,
+            with_payload=["created_at"],
+        )
+        shard = self.shard
+        try:
+            points = shard.query(request)
+        except Exception as exc:
+            raise BackendUnavailable("qdrant", str(exc)) from exc
+        return [VectorHit(str(p.id), float(p.score), created_at_ms(p.payload)) for p in points]
+
+    async def count(self, namespace: str | None = None) -> int:
+        flt = None if namespace is None else _edge_filter(VectorFilter(namespace))
+        return self.shard.count(edge.CountRequest(exact=True, filter=flt))
+
+    async def existing_ids(self, ids: Sequence[str]) -> set[str]:
+        if not ids:
+            return set()
+        records = self.shard.retrieve(list(ids), with_payload=False, with_vector=False)
+        return {str(r.id) for r in records}
+
+    async def all_ids(self, batch: int = 1000) -> list[str]:
+        ids: list[str] = []
+        offset: Any = None
+        while True:
+            records, offset = self.shard.scroll(
+                edge.ScrollRequest(offset=offset, limit=batch, with_payload=False)
+            )
+            ids.extend(str(r.id) for r in records)
+            if offset is None:
+                return ids
+
+    async def status(self) -> IndexStatus:
+        info = self.shard.info()
+        return IndexStatus(
+            points=info.points_count,
+            indexed=info.indexed_vectors_count,
+            details={"engine": self.engine, "segments": info.segments_count},
+        )
+
+    async def check(self) -> None:
+        self.shard.info()
+
+    async def build_index(self) -> bool:
+        """Build HNSW now (blocking the process while it runs); true if anything changed."""
+        changed = await asyncio.to_thread(self.shard.optimize)
+        self._unindexed = 0
+        return changed
+
+    async def _index_when_idle(self) -> None:
+        while True:
+            await asyncio.sleep(min(self._idle_s, 5.0))
+            idle = time.monotonic() - self._last_write >= self._idle_s
+            if idle and self._unindexed >= self._index_threshold:
+                started = time.monotonic()
+                await self.build_index()
+                log.info("hnsw index built in %.1f s", time.monotonic() - started)
+
+
+def _update_and_flush(shard: edge.EdgeShard, operation: edge.UpdateOperation) -> None:
+    shard.update(operation)
+    shard.flush()
+
+
+def _flush_and_close(shard: edge.EdgeShard) -> None:
+    shard.flush()
+    shard.close()
+
+
+def _edge_filter(flt: VectorFilter) -> edge.Filter:
+    must: list[Any] = [edge.FieldCondition("namespace", match=edge.MatchValue(flt.namespace))]
+    if flt.types:
+        must.append(edge.FieldCondition("type", match=edge.MatchAny(list(flt.types))))
+    must.extend(edge.FieldCondition("tags", match=edge.MatchValue(tag)) for tag in flt.tags)
+    if flt.created_from_ms is not None or flt.created_to_ms is not None:
+        bounds = edge.RangeFloat(
+            gte=None if flt.created_from_ms is None else float(flt.created_from_ms),
+            lte=None if flt.created_to_ms is None else float(flt.created_to_ms),
+        )
+        must.append(edge.FieldCondition("created_at", range=bounds))
+    if flt.min_score is not None:
+        must.append(edge.FieldCondition("score", range=edge.RangeFloat(gte=flt.min_score)))
+    return edge.Filter(must=must)

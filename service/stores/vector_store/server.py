@@ -1,0 +1,178 @@
+"""The server engine: a Qdrant server or cluster through `AsyncQdrantClient` (also its local
+mode, which mirrors the server API and serves the tests of this code path)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from qdrant_client import AsyncQdrantClient
+from qdrant_client import models as qm
+
+from service.core.errors import BackendUnavailable
+from service.stores.vector_store.base import (
+    FLOAT_FIELDS,
+    INTEGER_FIELDS,
+    KEYWORD_FIELDS,
+    VECTOR_NAME,
+    IndexStatus,
+    VectorFilter,
+    VectorHit,
+    VectorPoint,
+    created_at_ms,
+)
+
+log = logging.getLogger(__name__)
+
+
+class ServerVectorStore:
+    """A Qdrant server or cluster (or qdrant-client local mode, which mirrors its API)."""
+
+    engine = "qdrant-server"
+
+    def __init__(
+        self,
+        client: AsyncQdrantClient,
+        collection: str,
+        dimensions: int,
+    ) -> None:
+        self._client = client
+        self._collection = collection
+        self._dimensions = dimensions
+
+    async def open(self) -> None:
+        try:
+            if not await self._client.collection_exists(self._collection):
+                await self._client.create_collection(
+                    self._collection,
+                    vectors_config={
+                        VECTOR_NAME: qm.VectorParams(
+                            size=self._dimensions, distance=qm.Distance.COSINE
+                        )
+                    },
+                )
+            for name in KEYWORD_FIELDS:
+                schema: Any = (
+                    qm.KeywordIndexParams(type=qm.KeywordIndexType.KEYWORD, is_tenant=True)
+                    if name == "namespace"
+                    else qm.PayloadSchemaType.KEYWORD
+                )
+                await self._client.create_payload_index(self._collection, name, schema)
+            for name in INTEGER_FIELDS:
+                await self._client.create_payload_index(
+                    self._collection, name, qm.PayloadSchemaType.INTEGER
+                )
+            for name in FLOAT_FIELDS:
+                await self._client.create_payload_index(
+                    self._collection, name, qm.PayloadSchemaType.FLOAT
+                )
+        except Exception as exc:
+            raise BackendUnavailable("qdrant", str(exc)) from exc
+
+    async def close(self) -> None:
+        await self._client.close()
+
+    async def upsert(self, points: Sequence[VectorPoint]) -> None:
+        if not points:
+            return
+        structs = [
+            qm.PointStruct(id=p.id, vector={VECTOR_NAME: p.vector.tolist()}, payload=p.payload())
+            for p in points
+        ]
+        await self._call(self._client.upsert(self._collection, structs, wait=True))
+
+    async def delete(self, ids: Sequence[str]) -> None:
+        if ids:
+            selector = qm.PointIdsList(points=list(ids))
+            await self._call(self._client.delete(self._collection, selector, wait=True))
+
+    async def search(
+        self,
+        vector: npt.NDArray[np.float32],
+        flt: VectorFilter,
+        limit: int,
+        score_threshold: float | None = None,
+    ) -> list[VectorHit]:
+        response = await self._call(
+            self._client.query_points(
+                self._collection,
+                query=vector.tolist(),
+                using=VECTOR_NAME,
+                query_filter=_server_filter(flt),
+                limit=limit,
+                score_threshold=score_threshold,
+                with_payload=["created_at"],
+            )
+        )
+        return [
+            VectorHit(str(p.id), float(p.score), created_at_ms(p.payload)) for p in response.points
+        ]
+
+    async def count(self, namespace: str | None = None) -> int:
+        flt = None if namespace is None else _server_filter(VectorFilter(namespace))
+        result = await self._call(
+            self._client.count(self._collection, count_filter=flt, exact=True)
+        )
+        return result.count
+
+    async def existing_ids(self, ids: Sequence[str]) -> set[str]:
+        if not ids:
+            return set()
+        records = await self._call(
+            self._client.retrieve(
+                self._collection, list(ids), with_payload=False, with_vectors=False
+            )
+        )
+        return {str(r.id) for r in records}
+
+    async def all_ids(self, batch: int = 1000) -> list[str]:
+        ids: list[str] = []
+        offset: Any = None
+        while True:
+            records, offset = await self._call(
+                self._client.scroll(
+                    self._collection, limit=batch, offset=offset, with_payload=False
+                )
+            )
+            ids.extend(str(r.id) for r in records)
+            if offset is None:
+                return ids
+
+    async def status(self) -> IndexStatus:
+        info = await self._call(self._client.get_collection(self._collection))
+        points = info.points_count or 0
+        indexed = info.indexed_vectors_count or 0
+        return IndexStatus(
+            points=points,
+            indexed=indexed,
+            details={"engine": self.engine, "status": str(info.status)},
+        )
+
+    async def check(self) -> None:
+        await self._call(self._client.collection_exists(self._collection))
+
+    async def _call(self, awaitable: Any) -> Any:
+        try:
+            return await awaitable
+        except Exception as exc:
+            raise BackendUnavailable("qdrant", str(exc)) from exc
+
+
+def _server_filter(flt: VectorFilter) -> qm.Filter:
+    must: list[Any] = [qm.FieldCondition(key="namespace", match=qm.MatchValue(value=flt.namespace))]
+    if flt.types:
+        must.append(qm.FieldCondition(key="type", match=qm.MatchAny(any=list(flt.types))))
+    must.extend(qm.FieldCondition(key="tags", match=qm.MatchValue(value=tag)) for tag in flt.tags)
+    if flt.created_from_ms is not None or flt.created_to_ms is not None:
+        must.append(
+            qm.FieldCondition(
+                key="created_at",
+                range=qm.Range(gte=flt.created_from_ms, lte=flt.created_to_ms),
+            )
+        )
+    if flt.min_score is not None:
+        must.append(qm.FieldCondition(key="score", range=qm.Range(gte=flt.min_score)))
+    return qm.Filter(must=must)

@@ -1,0 +1,122 @@
+"""In-process adapter tests: the MCP server through the SDK's in-memory client and the HTTP app
+through httpx's ASGI transport, against a fake runtime (no Neo4j, runs in seconds)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import httpx
+import pytest
+import pytest_asyncio
+
+from service.api.auth import Authenticator
+from service.api.http.app import create_app
+from service.app import Runtime, RuntimeRef
+from service.config import Settings, load_settings
+from service.core.errors import MemoryDisabled, NotFound
+from service.core.models import SaveInput
+from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
+
+
+@dataclass
+class FakeMemories:
+    """Records what the adapters pass and answers like the memory service."""
+
+    settings: Settings
+    calls: list[tuple[str, str, Any]] = field(default_factory=list[tuple[str, str, Any]])
+
+    def require_enabled(self) -> None:
+        if not self.settings.memory.enabled:
+            raise MemoryDisabled(
+                "Memory system is not enabled. Set memory.enabled=true in "
+                f"{self.settings.config_file} or MNEMO_MEMORY__ENABLED=true"
+            )
+
+    async def save(self, namespace: str, data: SaveInput) -> dict[str, Any]:
+        self.require_enabled()
+        self.calls.append(("save", namespace, data))
+        return {"success": True, "memory": {"key": data.key}, "created": True}
+
+    async def get(
+        self, namespace: str, ids: list[str], keys: list[str], sort: bool
+    ) -> dict[str, Any]:
+        self.require_enabled()
+        self.calls.append(("get", namespace, (ids, keys, sort)))
+        return {"success": True, "memories": [], "missing": [*ids, *keys]}
+
+    async def get_one(self, namespace: str, ref: str, sort: bool) -> dict[str, Any]:
+        self.require_enabled()
+        raise NotFound(f"Memory not found: {ref}")
+
+
+@dataclass
+class FakeRetrieval:
+    memories: FakeMemories
+
+    async def search(self, namespace: str, params: SearchInput) -> dict[str, Any]:
+        self.memories.require_enabled()
+        self.memories.calls.append(("search", namespace, params))
+        return {"success": True, "results": [], "total": 0, "limit": params.limit, "offset": 0}
+
+    async def fulltext(self, namespace: str, params: FulltextInput) -> dict[str, Any]:
+        self.memories.require_enabled()
+        self.memories.calls.append(("fulltext", namespace, params))
+        return {"success": True, "results": [], "total": 0, "limit": params.limit, "offset": 0}
+
+    async def retrieve(self, namespace: str, params: RetrieveInput) -> dict[str, Any]:
+        self.memories.require_enabled()
+        self.memories.calls.append(("retrieve", namespace, params))
+        return {"success": True, "results": [], "total_count": 0}
+
+
+@dataclass
+class FakeRuntime:
+    settings: Settings
+    memories: FakeMemories
+    retrieval: FakeRetrieval
+    authenticator: Authenticator
+
+
+def fake_runtime(settings: Settings) -> FakeRuntime:
+    memories = FakeMemories(settings)
+    return FakeRuntime(settings, memories, FakeRetrieval(memories), Authenticator(settings.auth))
+
+
+def runtime_ref(runtime: FakeRuntime) -> RuntimeRef:
+    ref = RuntimeRef()
+    ref.set(cast(Runtime, runtime))
+    return ref
+
+
+MakeHttp = Callable[..., "HttpClientContext"]
+
+
+class HttpClientContext:
+    """An httpx client on the ASGI app with the fake runtime set (the lifespan is not run)."""
+
+    def __init__(self, **overrides: Any) -> None:
+        self.settings = load_settings(**overrides)
+        self.runtime = fake_runtime(self.settings)
+        self.app = create_app(self.settings)
+        self.app.state.runtime_ref.set(cast(Runtime, self.runtime))
+
+    async def __aenter__(self) -> httpx.AsyncClient:
+        transport = httpx.ASGITransport(app=self.app)
+        self.client = httpx.AsyncClient(transport=transport, base_url="http://test")
+        return self.client
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.client.aclose()
+
+
+@pytest.fixture
+def make_http() -> MakeHttp:
+    return HttpClientContext
+
+
+@pytest_asyncio.fixture
+async def http() -> AsyncIterator[httpx.AsyncClient]:
+    async with HttpClientContext() as client:
+        yield client

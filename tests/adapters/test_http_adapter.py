@@ -1,0 +1,92 @@
+"""The HTTP adapter in-process: envelopes and statuses, auth, switches and OpenAPI text."""
+
+from __future__ import annotations
+
+import httpx
+
+from service.api.tools import TOOLS
+from tests.adapters.conftest import MakeHttp
+
+KEYS = "r-key:team:reader,w-key:team:writer"
+
+
+async def test_missing_key_is_401_and_a_reader_may_not_save(make_http: MakeHttp) -> None:
+    async with make_http(auth={"api_keys": KEYS}) as client:
+        anonymous = await client.post("/v1/retrieve", json={"query": "q"})
+        reader = await client.post(
+            "/v1/memories", json={"content": "c"}, headers={"X-API-Key": "r-key"}
+        )
+        writer = await client.post(
+            "/v1/memories", json={"content": "c", "key": "k"}, headers={"X-API-Key": "w-key"}
+        )
+    assert (anonymous.status_code, anonymous.json()["error_type"]) == (401, "unauthorized")
+    assert anonymous.json()["results"] == []
+    assert (reader.status_code, reader.json()["error_type"]) == (403, "forbidden")
+    assert writer.status_code == 201
+
+
+async def test_a_writer_key_may_not_choose_another_namespace(make_http: MakeHttp) -> None:
+    async with make_http(auth={"api_keys": KEYS}) as client:
+        response = await client.post(
+            "/v1/memories",
+            json={"content": "c"},
+            params={"namespace": "other"},
+            headers={"Authorization": "Bearer w-key"},
+        )
+    assert response.json() == {
+        "success": False,
+        "error_type": "forbidden",
+        "message": "Only admin keys may choose the namespace",
+        "error": "Only admin keys may choose the namespace",
+    }
+
+
+async def test_validation_failures_name_the_parameter(http: httpx.AsyncClient) -> None:
+    response = await http.get("/v1/search", params={"query": "q", "limit": "0"})
+    assert response.status_code == 400
+    assert response.json()["message"].startswith("Invalid limit value: 0.")
+    assert response.json()["results"] == []
+    bad_type = await http.get("/v1/search", params={"query": "q", "type": "Bad Type"})
+    assert bad_type.json()["message"] == (
+        "Invalid type value: 'Bad Type'. Must match ^[a-z0-9_-]{1,64}$"
+    )
+
+
+async def test_disabled_memory_is_503_while_health_answers(make_http: MakeHttp) -> None:
+    async with make_http(memory={"enabled": False}) as client:
+        retrieve = await client.post("/v1/retrieve", json={"query": "q"})
+        health = await client.get("/healthz")
+    assert (retrieve.status_code, retrieve.json()["error_type"]) == (503, "memory_disabled")
+    assert health.json() == {"success": True, "status": "ok"}
+
+
+async def test_search_disabled_answers_404_for_both_search_endpoints(
+    make_http: MakeHttp,
+) -> None:
+    async with make_http(search={"enabled": False}) as client:
+        search = await client.get("/v1/search", params={"query": "q"})
+        fulltext = await client.get("/v1/fulltext", params={"keywords": "q"})
+    assert (search.status_code, fulltext.status_code) == (404, 404)
+
+
+async def test_comma_separated_type_and_tags_reach_the_search_input(
+    make_http: MakeHttp,
+) -> None:
+    context = make_http()
+    async with context as client:
+        await client.get("/v1/search", params={"query": "q", "type": "a,b", "tags": ["x", "y,x"]})
+    (_, namespace, params), *_ = context.runtime.memories.calls
+    assert (namespace, params.type, params.tags) == ("default", ["a", "b"], ["x", "y"])
+
+
+async def test_openapi_describes_every_tool_route_and_its_parameters(
+    http: httpx.AsyncClient,
+) -> None:
+    spec = (await http.get("/openapi.json")).json()
+    for tool in TOOLS.values():
+        operation = spec["paths"][tool.path][tool.method.lower()]
+        assert operation["description"] == tool.description, tool.name
+        for parameter in operation.get("parameters", []):
+            assert parameter.get("description"), (tool.name, parameter["name"])
+    save_body = spec["components"]["schemas"]["SaveInput"]["properties"]
+    assert all(field.get("description") for field in save_body.values())
