@@ -39,7 +39,7 @@ async def timed(call: Callable[[str], Awaitable[Any]], queries: list[str]) -> di
 
 async def run(size: int, neo4j_uri: str, data: Path) -> dict[str, Any]:
     async with open_services(neo4j_uri, data) as (memories, retrieval):
-        vectors, embedder = retrieval.vectors, retrieval.embedder
+        vectors, embedder = memories.vectors, memories.embedder
         assert isinstance(vectors, EdgeVectorStore)
         started = time.perf_counter()
         report = await BulkImporter(

@@ -20,9 +20,9 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from service.paths import CONFIG_FILE_VARIABLE, DEFAULT_CONFIG_FILE, resolve_data_dir
+
 ENV_PREFIX = "MNEMO_"
-CONFIG_FILE_VARIABLE = "MNEMO_CONFIG"
-DEFAULT_CONFIG_FILE = "mnemograph.toml"
 # Variables read by tooling around the service (test session, config file path), not by Settings.
 _AUXILIARY_PREFIXES = ("MNEMO_TEST_", CONFIG_FILE_VARIABLE)
 
@@ -102,6 +102,22 @@ class MemorySettings(BaseModel):
 
 class McpSettings(BaseModel):
     tool_prefix: str = Field(default="", pattern=r"^[A-Za-z0-9_-]*$")
+    api_key: SecretStr = Field(
+        default=SecretStr(""),
+        description="The key `mnemograph mcp` sends to the server; empty: the first auth key.",
+    )
+
+
+class FusionSettings(BaseModel):
+    """retrieve_context's fused relevance (docs/search.md#fused-relevance)."""
+
+    k: int = Field(default=60, ge=1, le=1000)
+    vector: float = Field(default=1.0, ge=0.0)
+    keyword: float = Field(default=1.0, ge=0.0)
+    kv: float = Field(default=1.0, ge=0.0)
+    graph: float = Field(default=0.5, ge=0.0)
+    fetch: int = Field(default=50, ge=1, le=1000)
+    graph_seeds: int = Field(default=5, ge=0, le=100)
 
 
 class SearchSettings(BaseModel):
@@ -110,6 +126,7 @@ class SearchSettings(BaseModel):
     bm25_saturation: float = Field(default=2.0, gt=0)
     rrf_k: int = Field(default=60, ge=1)
     graph_max_nodes: int = Field(default=500, ge=1, le=100_000)
+    fusion: FusionSettings = Field(default_factory=FusionSettings)
 
 
 class LimitsSettings(BaseModel):
@@ -130,7 +147,7 @@ class Settings(BaseSettings):
         toml_file=DEFAULT_CONFIG_FILE,
     )
 
-    data_dir: Path = Path(".data")
+    data_dir: Path = Field(default_factory=lambda: resolve_data_dir(None, os.environ))
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     http: HttpSettings = Field(default_factory=HttpSettings)
     neo4j: Neo4jSettings = Field(default_factory=Neo4jSettings)
@@ -141,6 +158,12 @@ class Settings(BaseSettings):
     mcp: McpSettings = Field(default_factory=McpSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
     limits: LimitsSettings = Field(default_factory=LimitsSettings)
+
+    @field_validator("data_dir", mode="before")
+    @classmethod
+    def _absolute_data_dir(cls, value: Any) -> Any:
+        """Never relative to the working directory of whoever runs the command; empty: default."""
+        return resolve_data_dir(value, os.environ) if isinstance(value, str | Path) else value
 
     @classmethod
     def settings_customise_sources(
@@ -154,6 +177,11 @@ class Settings(BaseSettings):
         toml_path = os.environ.get(CONFIG_FILE_VARIABLE, DEFAULT_CONFIG_FILE)
         toml = TomlConfigSettingsSource(settings_cls, toml_file=Path(toml_path))
         return (init_settings, env_settings, toml)
+
+    @property
+    def uses_local_stores(self) -> bool:
+        """The data folder holds a store (local Neo4j or Qdrant Edge): one process owns it."""
+        return not (self.neo4j.uri and self.qdrant.url)
 
     @property
     def config_file(self) -> str:

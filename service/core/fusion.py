@@ -1,12 +1,15 @@
-"""Ranking arithmetic: reciprocal rank fusion, channel score mappings, the merge of
-retrieve_context channels and its `sort_by` orders. Pure functions with total orders."""
+"""Ranking arithmetic: reciprocal rank fusion, channel score mappings, the fused relevance of
+retrieve_context (docs/search.md#fused-relevance) and its `sort_by` orders. Pure functions
+with total orders."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-CHANNELS = ("vector", "keyword", "kv", "graph")
+# Ties of `source` go to the more specific evidence: an exact key, then words, then meaning.
+CHANNELS = ("kv", "keyword", "vector", "keyword_context", "vector_context", "graph")
+HOP_FACTOR_ONE = 1.0 / 1.5  # graph_score(1): graph evidence is relative to one hop
 
 
 def rrf(rankings: Mapping[str, Sequence[str]], k: int = 60) -> list[tuple[str, float, str]]:
@@ -40,32 +43,92 @@ def graph_score(hops: int) -> float:
 
 @dataclass
 class Candidate:
-    """One memory found by one or more channels."""
+    """One memory found by one or more channels: raw scores, ranks, graph evidence."""
 
     id: str
     scores: dict[str, float] = field(default_factory=dict[str, float])
+    ranks: dict[str, int] = field(default_factory=dict[str, int])
     hop_distance: int | None = None
     path: list[str] | None = None
-
-    @property
-    def score(self) -> float:
-        return max(self.scores.values())
-
-    @property
-    def source(self) -> str:
-        """The channel with the highest score (earlier channel in CHANNELS on ties)."""
-        best = self.score
-        return next(name for name in CHANNELS if self.scores.get(name) == best)
+    graph_evidence: float = 0.0
+    score: float = 0.0
+    source: str = ""
 
 
-def merge(channel_scores: Mapping[str, Mapping[str, float]]) -> dict[str, Candidate]:
-    """One candidate per memory with every channel's score."""
+@dataclass(frozen=True)
+class FusionWeights:
+    """Channel weights and the rank constant of the fused relevance."""
+
+    channels: Mapping[str, float]
+    graph: float
+    k: int
+
+    def of(self, channel: str) -> float:
+        return self.graph if channel == "graph" else self.channels.get(channel, 0.0)
+
+
+def collect(ranked: Mapping[str, Sequence[tuple[str, float]]]) -> dict[str, Candidate]:
+    """One candidate per memory with each channel's raw score and 1-based rank (lists come
+    best first)."""
     merged: dict[str, Candidate] = {}
-    for channel, scores in channel_scores.items():
-        for memory_id, score in scores.items():
+    for channel, hits in ranked.items():
+        for rank, (memory_id, score) in enumerate(hits, start=1):
             candidate = merged.setdefault(memory_id, Candidate(memory_id))
-            candidate.scores[channel] = max(score, candidate.scores.get(channel, 0.0))
+            if channel not in candidate.ranks:
+                candidate.scores[channel] = score
+                candidate.ranks[channel] = rank
     return merged
+
+
+def rank_share(rank: int, k: int) -> float:
+    """A rank as a share of the first place: (k + 1) / (k + rank), 1.0 at rank 1."""
+    return (k + 1) / (k + rank)
+
+
+def contributions(candidate: Candidate, weights: FusionWeights) -> dict[str, float]:
+    """Each channel's weighted evidence for the candidate (graph: its seed-weighted evidence)."""
+    found = {
+        channel: weights.of(channel) * rank_share(rank, weights.k)
+        for channel, rank in candidate.ranks.items()
+    }
+    if candidate.graph_evidence > 0:
+        found["graph"] = weights.graph * candidate.graph_evidence
+    return found
+
+
+def fuse(candidates: Iterable[Candidate], weights: FusionWeights, ran: Sequence[str]) -> None:
+    """Set `score` to the fused relevance in [0, 1] and `source` to the strongest channel.
+
+    score = Σ w_c · (k+1)/(k+rank_c) + w_graph · graph_evidence, over Σ w of the channels that
+    ran (graph included): 1.0 means first in every channel and a one-hop neighbour of a
+    perfect seed over a link of weight 1.
+    """
+    total = sum(weights.of(channel) for channel in ran) or 1.0
+    for candidate in candidates:
+        parts = contributions(candidate, weights)
+        candidate.score = min(1.0, sum(parts.values()) / total)
+        candidate.source = strongest(parts)
+
+
+def strongest(parts: Mapping[str, float]) -> str:
+    """The channel with the largest contribution (earlier in CHANNELS on ties)."""
+    if not parts:
+        return ""
+    best = max(parts.values())
+    return next(name for name in CHANNELS if parts.get(name) == best)
+
+
+def single_channel(candidates: Iterable[Candidate], channel: str) -> None:
+    """In a single-channel mode, `score` is that channel's raw score."""
+    for candidate in candidates:
+        candidate.score = candidate.scores.get(channel, 0.0)
+        candidate.source = channel
+
+
+def graph_evidence(path_value: float, hops: int) -> float:
+    """Seed relevance × the link weights along the path × the hop factor 1/(hop+0.5) relative
+    to one hop, in [0, 1]."""
+    return path_value * graph_score(hops) / HOP_FACTOR_ONE
 
 
 def keep_best(

@@ -7,12 +7,16 @@ import pytest
 from service.core.errors import InvalidParameter
 from service.core.fusion import (
     Candidate,
+    FusionWeights,
+    collect,
+    fuse,
+    graph_evidence,
     graph_score,
     keep_best,
     keyword_score,
-    merge,
     order_by,
     rrf,
+    single_channel,
 )
 from service.core.search_inputs import MemoryFilters, parse_date, parse_sort_by
 
@@ -39,19 +43,58 @@ def test_rrf_ties_break_by_id() -> None:
     assert [i for i, _, _ in fused] == ["a", "z"]
 
 
-def test_merge_keeps_every_channel_score_and_the_best_as_source() -> None:
-    merged = merge({"vector": {"m": 0.5}, "kv": {"m": 0.9}, "keyword": {"n": 0.3}})
-    assert merged["m"].scores == {"vector": 0.5, "kv": 0.9}
-    assert (merged["m"].score, merged["m"].source) == (0.9, "kv")
-    assert merged["n"].source == "keyword"
+EQUAL = FusionWeights(channels={"vector": 1.0, "keyword": 1.0, "kv": 1.0}, graph=1.0, k=60)
+
+
+def test_collect_keeps_every_channel_score_and_rank() -> None:
+    found = collect({"vector": [("m", 0.5), ("n", 0.4)], "kv": [("m", 0.9)]})
+    assert (found["m"].scores, found["m"].ranks) == (
+        {"vector": 0.5, "kv": 0.9},
+        {"vector": 1, "kv": 1},
+    )
+    assert (found["n"].scores, found["n"].ranks) == ({"vector": 0.4}, {"vector": 2})
+
+
+def test_fused_relevance_is_one_for_first_place_in_every_channel_that_ran() -> None:
+    found = collect({"vector": [("m", 0.3)], "keyword": [("m", 0.2)]})
+    fuse(found.values(), EQUAL, ["vector", "keyword"])
+    assert found["m"].score == 1.0
+
+
+def test_found_by_two_channels_outranks_found_by_one_at_equal_rank() -> None:
+    found = collect({"vector": [("both", 0.6), ("one", 0.9)], "keyword": [("both", 0.1)]})
+    fuse(found.values(), EQUAL, ["vector", "keyword", "kv"])
+    assert found["both"].score == pytest.approx(2 / 3)
+    assert found["one"].score == pytest.approx((61 / 62) / 3)
+    assert (found["both"].source, found["one"].source) == ("keyword", "vector")
+
+
+def test_graph_evidence_scales_with_seed_relevance_weight_and_hops() -> None:
+    assert graph_evidence(1.0, 1) == pytest.approx(1.0)
+    assert graph_evidence(0.8 * 0.5, 1) == pytest.approx(0.4)
+    assert graph_evidence(0.8 * 0.5 * 0.5, 2) == pytest.approx(0.2 * 0.6)
+
+
+def test_graph_evidence_enters_the_fused_relevance_with_its_weight() -> None:
+    found = collect({"vector": [("seed", 0.9)]})
+    found["near"] = Candidate("near", scores={"graph": graph_score(1)}, graph_evidence=0.5)
+    fuse(found.values(), EQUAL, ["vector", "graph"])
+    assert (found["seed"].score, found["near"].score) == (0.5, 0.25)
+    assert (found["near"].source, found["near"].scores) == ("graph", {"graph": 1 / 1.5})
+
+
+def test_single_channel_mode_scores_are_the_raw_channel_scores() -> None:
+    found = collect({"keyword": [("a", 0.42), ("b", 0.1)]})
+    single_channel(found.values(), "keyword")
+    assert [(c.score, c.source) for c in found.values()] == [(0.42, "keyword"), (0.1, "keyword")]
 
 
 def test_keep_best_then_timestamp_order_newest_first_missing_last() -> None:
     candidates = [
-        Candidate("a", {"vector": 0.9}),
-        Candidate("b", {"vector": 0.5}),
-        Candidate("c", {"vector": 0.7}),
-        Candidate("d", {"vector": 0.1}),
+        Candidate("a", score=0.9),
+        Candidate("b", score=0.5),
+        Candidate("c", score=0.7),
+        Candidate("d", score=0.1),
     ]
     created = {"a": 100, "b": 300, "c": None, "d": 400}
     kept = keep_best(candidates, created, 3)
@@ -61,7 +104,7 @@ def test_keep_best_then_timestamp_order_newest_first_missing_last() -> None:
 
 
 def test_keep_best_breaks_score_ties_newer_first_then_id() -> None:
-    candidates = [Candidate(i, {"graph": 0.4}) for i in ("x", "y", "z")]
+    candidates = [Candidate(i, score=0.4) for i in ("x", "y", "z")]
     kept = keep_best(candidates, {"x": 1, "y": 2, "z": 2}, 2)
     assert [c.id for c in kept] == ["y", "z"]
 

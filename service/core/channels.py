@@ -1,0 +1,174 @@
+"""The retrieval channels, each one lookup: BM25 (Lucene), vector (Qdrant), key-value, and the
+weighted breadth-first walk over LINK edges. Filters are applied inside every channel."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from service.config import Settings
+from service.core.fusion import keyword_score
+from service.core.search_inputs import MemoryFilters, epoch_ms_or_none
+from service.stores.embeddings import Embedder
+from service.stores.graph_store import GraphStore
+from service.stores.vector_store import VectorFilter, VectorStore
+
+MAX_LUCENE_FETCH = 100_000
+_TOKEN = re.compile(r"[^\s,;]+")
+
+Hit = tuple[str, float, int | None]  # memory id, channel score, created_at (epoch ms)
+
+
+@dataclass
+class Reached:
+    """A memory the graph walk reached: shortest hop count, its path of keys from the seed,
+    the best seed relevance × link weights over paths of that length, and filter fields."""
+
+    hops: int
+    path: list[str]
+    path_value: float
+    brief: dict[str, Any]
+
+
+class Channels:
+    """Channel lookups of one namespace at a time, shared by search and retrieve_context."""
+
+    def __init__(
+        self, settings: Settings, graph: GraphStore, vectors: VectorStore, embedder: Embedder
+    ) -> None:
+        self.settings = settings
+        self.graph = graph
+        self.vectors = vectors
+        self.embedder = embedder
+
+    async def bm25(
+        self,
+        namespace: str,
+        lucene: str | None,
+        flt: MemoryFilters,
+        skip: int,
+        limit: int,
+        count: bool = True,
+    ) -> tuple[int, list[Hit]]:
+        """BM25 hits `skip..skip+limit` of the namespace and their total (when `count`).
+
+        Lucene returns its top hits first; other namespaces or filters may thin them out, so
+        the fetch grows until enough hits pass or Lucene has no more.
+        """
+        if lucene is None:
+            return 0, []
+        fetch = max(4 * (skip + limit), 200)
+        while True:
+            rows = await self.graph.read(
+                "search_fulltext",
+                lucene=lucene,
+                namespace=namespace,
+                fetch=fetch,
+                skip=skip,
+                limit=limit,
+                **flt.cypher(),
+            )
+            row = rows[0]
+            exhausted = row["fetched"] < fetch
+            if exhausted or row["matched"] >= skip + limit or fetch >= MAX_LUCENE_FETCH:
+                break
+            fetch *= 8
+        hits = [(hit["id"], float(hit["score"]), hit["created_ms"]) for hit in row["hits"]]
+        if exhausted or not count:
+            return row["matched"], hits
+        totals = await self.graph.read(
+            "search_fulltext_count", lucene=lucene, namespace=namespace, **flt.cypher()
+        )
+        return int(totals[0]["total"]), hits
+
+    async def keyword(
+        self, namespace: str, lucene: str | None, flt: MemoryFilters, fetch: int
+    ) -> list[Hit]:
+        """BM25 mapped into [0, 1) by s / (s + k)."""
+        _, hits = await self.bm25(namespace, lucene, flt, 0, fetch, count=False)
+        k = self.settings.search.bm25_saturation
+        return [(i, keyword_score(score, k), ms) for i, score, ms in hits]
+
+    async def vector(self, namespace: str, query: str, flt: MemoryFilters, limit: int) -> list[Hit]:
+        """Cosine of the query embedding above `search.min_vector_score` (negatives clamp to 0)."""
+        vector = (await self.embedder.embed([query]))[0]
+        hits = await self.vectors.search(
+            vector, vector_filter(flt, namespace), limit, self.settings.search.min_vector_score
+        )
+        return [(hit.id, max(0.0, hit.score), hit.created_at_ms) for hit in hits]
+
+    async def kv(self, namespace: str, query: str, flt: MemoryFilters, fetch: int) -> list[Hit]:
+        """Keys equal to the query (1.0) or starting with it (0.9); query tokens equal to a key."""
+        tokens = list(dict.fromkeys(_TOKEN.findall(query)))[:64]
+        rows = await self.graph.read(
+            "search_kv",
+            namespace=namespace,
+            query=query.strip(),
+            tokens=tokens,
+            limit=fetch,
+            **flt.cypher(),
+        )
+        best: dict[str, Hit] = {}
+        for row in rows:
+            if row["id"] not in best or row["score"] > best[row["id"]][1]:
+                best[row["id"]] = (row["id"], float(row["score"]), row["created_ms"])
+        return sorted(best.values(), key=lambda hit: (-hit[1], hit[0]))
+
+    async def walk(
+        self, namespace: str, seeds: Mapping[str, float], max_hops: int
+    ) -> dict[str, Reached]:
+        """Breadth-first over LINK (both directions) from the seeds (id → relevance), bounded by
+        `search.graph_max_nodes`: every memory at 1..max_hops with its shortest path."""
+        budget = self.settings.search.graph_max_nodes
+        reached: dict[str, Reached] = {}
+        if seeds:
+            rows = await self.graph.read("memory_keys", ids=list(seeds), namespace=namespace)
+            reached = {r["id"]: Reached(0, [r["key"]], seeds[r["id"]], {}) for r in rows}
+        frontier = list(reached)
+        for hop in range(1, max_hops + 1):
+            if not frontier or len(reached) >= budget:
+                break
+            rows = await self.graph.read(
+                "graph_neighbors",
+                frontier=frontier,
+                namespace=namespace,
+                limit=budget - len(reached) + len(frontier) * 8,
+            )
+            frontier = _step(reached, rows[0]["neighbours"], hop, budget)
+        return {i: r for i, r in reached.items() if r.hops >= 1}
+
+
+def _step(
+    reached: dict[str, Reached], neighbours: Sequence[Sequence[Any]], hop: int, budget: int
+) -> list[str]:
+    """Add the neighbours first reached at `hop`; keep the best path value among equally short
+    paths. Returns the next frontier."""
+    frontier: list[str] = []
+    for from_id, memory_id, key, memory_type, tags, score, created_ms, weight in neighbours:
+        parent = reached[from_id]
+        value = parent.path_value * float(weight if weight is not None else 0.5)
+        known = reached.get(memory_id)
+        if known is not None:
+            if known.hops == hop and value > known.path_value:
+                known.path_value, known.path = value, [*parent.path, key]
+            continue
+        if len(reached) >= budget:
+            continue
+        brief = {"type": memory_type, "tags": tags, "score": score, "created_ms": created_ms}
+        reached[memory_id] = Reached(hop, [*parent.path, key], value, brief)
+        frontier.append(memory_id)
+    return frontier
+
+
+def vector_filter(flt: MemoryFilters, namespace: str) -> VectorFilter:
+    """The memory filters as the vector engine's filter, scoped to the namespace."""
+    return VectorFilter(
+        namespace=namespace,
+        types=flt.types,
+        tags=flt.tags,
+        created_from_ms=epoch_ms_or_none(flt.created_from),
+        created_to_ms=epoch_ms_or_none(flt.created_to),
+        min_score=flt.min_score,
+    )

@@ -1,0 +1,192 @@
+"""retrieve_context (docs/contract.md §5): channels run concurrently, their evidence is fused
+into one relevance, the graph walks from the best fused hits, the `limit` best are kept and
+then ordered by `sort_by`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from service.config import Settings
+from service.core.channels import Channels, Hit, Reached
+from service.core.errors import BackendUnavailable
+from service.core.fulltext import free_text_query
+from service.core.fusion import (
+    Candidate,
+    FusionWeights,
+    collect,
+    fuse,
+    graph_evidence,
+    graph_score,
+    keep_best,
+    order_by,
+    single_channel,
+)
+from service.core.memories import MemoryService
+from service.core.search_inputs import MemoryFilters, RetrieveInput, parse_sort_by
+from service.core.sorting import parse_sort_links
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+CHANNELS_OF_MODE: dict[str, tuple[str, ...]] = {
+    "hybrid": ("vector", "keyword", "kv"),
+    "vector": ("vector",),
+    "keyword": ("keyword",),
+    "kv": ("kv",),
+    "graph": ("keyword", "kv"),
+}
+Runner = Callable[[], Awaitable[list[Hit]]]
+
+
+class ContextRetriever:
+    """Recall for an agent's task, for MCP and HTTP alike."""
+
+    def __init__(self, settings: Settings, channels: Channels, memories: MemoryService) -> None:
+        self.settings = settings
+        self.channels = channels
+        self.memories = memories
+        fusion = settings.search.fusion
+        self.weights = FusionWeights(
+            channels={
+                "vector": fusion.vector,
+                "keyword": fusion.keyword,
+                "kv": fusion.kv,
+            },
+            graph=fusion.graph,
+            k=fusion.k,
+        )
+
+    async def retrieve(self, namespace: str, params: RetrieveInput) -> dict[str, Any]:
+        """Channels, fusion (or one channel's score), graph, keep `limit`, then `sort_by`."""
+        self.memories.require_enabled()
+        sort_by = parse_sort_by(params.sort_by)
+        sort = parse_sort_links(params.sortLinks)
+        flt = params.memory_filters()
+        mode = params.search_mode
+        warnings: list[str] = []
+        found = await self._run_channels(namespace, params.query, flt, mode, warnings)
+        created = {i: ms for hits in found.values() for i, _, ms in hits}
+        candidates = collect({name: [(i, s) for i, s, _ in hits] for name, hits in found.items()})
+        self._score(candidates.values(), mode, list(found))
+        if mode in ("hybrid", "graph"):
+            candidates = await self._with_graph(
+                namespace, params, flt, candidates, created, [*found, "graph"], warnings
+            )
+        admitted = list(candidates.values())
+        kept = order_by(keep_best(admitted, created, params.limit), sort_by, created)
+        views = await self.memories.hydrate(namespace, [c.id for c in kept], sort)
+        results = [context_item(c, views[c.id]) for c in kept if c.id in views]
+        return {
+            "success": True,
+            "results": results,
+            "total_count": len(admitted),
+            "search_mode_used": mode,
+            "sort_by": sort_by,
+            "message": f"Found {len(results)} contexts",
+            "warnings": warnings,
+        }
+
+    async def _run_channels(
+        self, namespace: str, query: str, flt: MemoryFilters, mode: str, warnings: list[str]
+    ) -> dict[str, list[Hit]]:
+        """The mode's channels concurrently; a failing backend is skipped with a warning."""
+        fetch = self.settings.search.fusion.fetch
+        lucene = free_text_query(query)
+        runners: dict[str, Runner] = {
+            "vector": lambda: self.channels.vector(namespace, query, flt, fetch),
+            "keyword": lambda: self.channels.keyword(namespace, lucene, flt, fetch),
+            "kv": lambda: self.channels.kv(namespace, query, flt, fetch),
+        }
+        async with asyncio.TaskGroup() as group:
+            tasks = {
+                name: group.create_task(guarded(name, runners[name], warnings))
+                for name in CHANNELS_OF_MODE[mode]
+            }
+        return {name: task.result() or [] for name, task in tasks.items()}
+
+    def _score(self, candidates: Iterable[Candidate], mode: str, ran: list[str]) -> None:
+        """Hybrid and graph seeds: fused relevance; single-channel modes: the raw score."""
+        if mode in ("hybrid", "graph"):
+            fuse(candidates, self.weights, ran)
+        else:
+            single_channel(candidates, mode)
+
+    async def _with_graph(
+        self,
+        namespace: str,
+        params: RetrieveInput,
+        flt: MemoryFilters,
+        candidates: dict[str, Candidate],
+        created: dict[str, int | None],
+        ran: list[str],
+        warnings: list[str],
+    ) -> dict[str, Candidate]:
+        """Walk from the best fused hits and the anchors; add graph evidence and re-fuse (hybrid)
+        or keep only what the walk reached (graph mode)."""
+        seeds = await self._seeds(namespace, params.anchors, candidates)
+        walk = await guarded(
+            "graph", lambda: self.channels.walk(namespace, seeds, params.max_hops), warnings
+        )
+        if params.search_mode == "graph":
+            candidates = {}
+        for memory_id, reached in (walk or {}).items():
+            if flt.admits(reached.brief):
+                add_graph(candidates.setdefault(memory_id, Candidate(memory_id)), reached)
+                created[memory_id] = reached.brief["created_ms"]
+        if params.search_mode == "graph":
+            single_channel(candidates.values(), "graph")
+        else:
+            fuse(candidates.values(), self.weights, ran)
+        return candidates
+
+    async def _seeds(
+        self, namespace: str, anchors: Sequence[str] | None, candidates: Mapping[str, Candidate]
+    ) -> dict[str, float]:
+        """The best fused hits (their relevance) and the anchors (relevance 1.0)."""
+        best = sorted(candidates.values(), key=lambda c: (-c.score, c.id))
+        seeds = {c.id: c.score for c in best[: self.settings.search.fusion.graph_seeds]}
+        if anchors:
+            resolved = await self.memories.resolve(namespace, ids=anchors, keys=anchors)
+            seeds.update(dict.fromkeys(resolved.values(), 1.0))
+        return seeds
+
+
+def add_graph(candidate: Candidate, reached: Reached) -> None:
+    """The graph channel's raw score, hop distance, path and seed-weighted evidence."""
+    candidate.scores["graph"] = graph_score(reached.hops)
+    candidate.hop_distance, candidate.path = reached.hops, reached.path
+    candidate.graph_evidence = graph_evidence(reached.path_value, reached.hops)
+
+
+async def guarded(name: str, run: Callable[[], Awaitable[T]], warnings: list[str]) -> T | None:
+    """A channel's result, or None and a warning when its backend is down (the others go on)."""
+    try:
+        return await run()
+    except BackendUnavailable as error:
+        log.warning("channel %s failed: %s", name, error.message)
+        warnings.append(f"{name} channel unavailable: {error.message}")
+        return None
+
+
+def context_item(candidate: Candidate, view: dict[str, Any]) -> dict[str, Any]:
+    """One result of retrieve_context (docs/contract.md §5)."""
+    return {
+        "id": candidate.id,
+        "key": view["key"],
+        "title": view["title"],
+        "summary": view["summary"],
+        "content": view["content"],
+        "type": view["type"],
+        "tags": view["tags"],
+        "score": candidate.score,
+        "source": candidate.source,
+        "scores": dict(candidate.scores),
+        "hop_distance": candidate.hop_distance,
+        "path": candidate.path,
+        "created_at": view["created_at"],
+        "memory_score": view["score"],
+        "links": view["links"],
+    }
