@@ -1,3 +1,5 @@
 MATCH (source:Memory {id: $source_id})-[r:LINK {type: $type}]->(target:Memory {id: $target_id})
 DELETE r
+SET source.context_state = 'pending', source.context_seq = coalesce(source.context_seq, 0) + 1,
+    target.context_state = 'pending', target.context_seq = coalesce(target.context_seq, 0) + 1
 RETURN count(*) AS removed

@@ -15,5 +15,7 @@ SET m.type = row.type,
     m.size_bytes = row.size_bytes,
     m.updated_at = $now,
     m.vector_state = 'pending',
+    m.context_state = 'pending',
+    m.context_seq = coalesce(m.context_seq, 0) + 1,
     m.content_hash = row.content_hash
 RETURN row.key AS key, m.id AS id, m.created_at.epochMillis AS created_ms

@@ -1,6 +1,8 @@
-// Create or update one memory; vector_state is pending until Qdrant has its vector.
+// Create or update one memory; vector_state is pending until Qdrant has its vector, and
+// context_state until the context indexer has refreshed its graph-contextual text.
 MERGE (m:Memory {id: $id})
 ON CREATE SET m.created_at = $created_at, m.accessed_at = $created_at, m.access_count = 0
+WITH m, coalesce(m.content_hash, '') <> $content_hash AS changed
 SET m.namespace = $namespace,
     m.key = $key,
     m.type = $type,
@@ -16,4 +18,13 @@ SET m.namespace = $namespace,
     m.updated_at = $now,
     m.vector_state = CASE WHEN m.content_hash = $content_hash AND m.vector_state = 'ok' THEN 'ok' ELSE 'pending' END,
     m.content_hash = $content_hash
+// A changed text changes its own context and its neighbours'.
+WITH m, changed
+OPTIONAL MATCH (m)-[:LINK]-(n:Memory)
+WHERE changed
+FOREACH (x IN CASE WHEN changed THEN [m] ELSE [] END |
+  SET x.context_state = 'pending', x.context_seq = coalesce(x.context_seq, 0) + 1)
+FOREACH (x IN CASE WHEN n IS NULL THEN [] ELSE [n] END |
+  SET x.context_state = 'pending', x.context_seq = coalesce(x.context_seq, 0) + 1)
+WITH m, count(n) AS neighbours
 RETURN m.vector_state = 'pending' AS vector_pending

@@ -115,6 +115,8 @@ class FusionSettings(BaseModel):
     vector: float = Field(default=1.0, ge=0.0)
     keyword: float = Field(default=1.0, ge=0.0)
     kv: float = Field(default=1.0, ge=0.0)
+    vector_context: float = Field(default=1.0, ge=0.0)
+    keyword_context: float = Field(default=1.0, ge=0.0)
     graph: float = Field(default=0.5, ge=0.0)
     fetch: int = Field(default=50, ge=1, le=1000)
     graph_seeds: int = Field(default=5, ge=0, le=100)
@@ -126,6 +128,7 @@ class SearchSettings(BaseModel):
     bm25_saturation: float = Field(default=2.0, gt=0)
     rrf_k: int = Field(default=60, ge=1)
     graph_max_nodes: int = Field(default=500, ge=1, le=100_000)
+    context_neighbours: int = Field(default=2, ge=0, le=20)
     fusion: FusionSettings = Field(default_factory=FusionSettings)
 
 

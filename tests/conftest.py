@@ -15,6 +15,7 @@ from qdrant_client import AsyncQdrantClient
 
 from service.config import Neo4jSettings, Settings, load_settings
 from service.core.bulk import BulkImporter
+from service.core.context_index import ContextIndex
 from service.core.memories import MemoryService
 from service.core.retrieval import Retrieval
 from service.stores.embeddings import LocalMiniLM
@@ -75,10 +76,30 @@ async def edge_store(data_dir: Path, embedder: LocalMiniLM) -> AsyncIterator[Edg
 
 
 @pytest_asyncio.fixture(scope="session")
+async def context_store(data_dir: Path, embedder: LocalMiniLM) -> AsyncIterator[EdgeVectorStore]:
+    """The graph-contextual vectors (a second Qdrant Edge shard)."""
+    store = EdgeVectorStore(data_dir / "edge-context", embedder.dimensions)
+    await store.open()
+    yield store
+    await store.close()
+
+
+@pytest_asyncio.fixture(scope="session")
+async def context_index(
+    settings: Settings, graph: GraphStore, context_store: EdgeVectorStore, embedder: LocalMiniLM
+) -> ContextIndex:
+    return ContextIndex(graph, context_store, embedder, settings.search.context_neighbours)
+
+
+@pytest_asyncio.fixture(scope="session")
 async def memories(
-    settings: Settings, graph: GraphStore, edge_store: EdgeVectorStore, embedder: LocalMiniLM
+    settings: Settings,
+    graph: GraphStore,
+    edge_store: EdgeVectorStore,
+    embedder: LocalMiniLM,
+    context_store: EdgeVectorStore,
 ) -> MemoryService:
-    return MemoryService(settings, graph, edge_store, embedder)
+    return MemoryService(settings, graph, edge_store, embedder, context_store)
 
 
 @pytest.fixture
@@ -104,8 +125,9 @@ async def retrieval(
     edge_store: EdgeVectorStore,
     embedder: LocalMiniLM,
     memories: MemoryService,
+    context_store: EdgeVectorStore,
 ) -> Retrieval:
-    return Retrieval(settings, graph, edge_store, embedder, memories)
+    return Retrieval(settings, graph, edge_store, embedder, memories, context_store)
 
 
 @pytest_asyncio.fixture(scope="session")

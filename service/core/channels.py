@@ -10,12 +10,14 @@ from typing import Any
 
 from service.config import Settings
 from service.core.fusion import keyword_score
+from service.core.query_cache import QueryVectorCache
 from service.core.search_inputs import MemoryFilters, epoch_ms_or_none
 from service.stores.embeddings import Embedder
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import VectorFilter, VectorStore
 
 MAX_LUCENE_FETCH = 100_000
+QUERY_CACHE_SIZE = 256
 _TOKEN = re.compile(r"[^\s,;]+")
 
 Hit = tuple[str, float, int | None]  # memory id, channel score, created_at (epoch ms)
@@ -36,12 +38,19 @@ class Channels:
     """Channel lookups of one namespace at a time, shared by search and retrieve_context."""
 
     def __init__(
-        self, settings: Settings, graph: GraphStore, vectors: VectorStore, embedder: Embedder
+        self,
+        settings: Settings,
+        graph: GraphStore,
+        vectors: VectorStore,
+        embedder: Embedder,
+        context_vectors: VectorStore | None = None,
     ) -> None:
         self.settings = settings
         self.graph = graph
         self.vectors = vectors
         self.embedder = embedder
+        self.context_vectors = context_vectors
+        self._query_vectors = QueryVectorCache(embedder, QUERY_CACHE_SIZE)
 
     async def bm25(
         self,
@@ -51,6 +60,7 @@ class Channels:
         skip: int,
         limit: int,
         count: bool = True,
+        index_query: str = "search_fulltext",
     ) -> tuple[int, list[Hit]]:
         """BM25 hits `skip..skip+limit` of the namespace and their total (when `count`).
 
@@ -62,7 +72,7 @@ class Channels:
         fetch = max(4 * (skip + limit), 200)
         while True:
             rows = await self.graph.read(
-                "search_fulltext",
+                index_query,
                 lucene=lucene,
                 namespace=namespace,
                 fetch=fetch,
@@ -84,17 +94,31 @@ class Channels:
         return int(totals[0]["total"]), hits
 
     async def keyword(
-        self, namespace: str, lucene: str | None, flt: MemoryFilters, fetch: int
+        self,
+        namespace: str,
+        lucene: str | None,
+        flt: MemoryFilters,
+        fetch: int,
+        index_query: str = "search_fulltext",
     ) -> list[Hit]:
-        """BM25 mapped into [0, 1) by s / (s + k)."""
-        _, hits = await self.bm25(namespace, lucene, flt, 0, fetch, count=False)
+        """BM25 mapped into [0, 1) by s / (s + k) (over the memories' own text, or over their
+        graph-contextual text with `search_context_fulltext`)."""
+        _, hits = await self.bm25(namespace, lucene, flt, 0, fetch, False, index_query)
         k = self.settings.search.bm25_saturation
         return [(i, keyword_score(score, k), ms) for i, score, ms in hits]
 
-    async def vector(self, namespace: str, query: str, flt: MemoryFilters, limit: int) -> list[Hit]:
-        """Cosine of the query embedding above `search.min_vector_score` (negatives clamp to 0)."""
-        vector = (await self.embedder.embed([query]))[0]
-        hits = await self.vectors.search(
+    async def vector(
+        self,
+        namespace: str,
+        query: str,
+        flt: MemoryFilters,
+        limit: int,
+        store: VectorStore | None = None,
+    ) -> list[Hit]:
+        """Cosine of the query embedding above `search.min_vector_score` (negatives clamp to 0),
+        in the memories' vectors or another store (the context vectors)."""
+        vector = await self._query_vectors.get(query)
+        hits = await (store or self.vectors).search(
             vector, vector_filter(flt, namespace), limit, self.settings.search.min_vector_score
         )
         return [(hit.id, max(0.0, hit.score), hit.created_at_ms) for hit in hits]

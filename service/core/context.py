@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from service.config import Settings
 from service.core.channels import Channels, Hit, Reached
@@ -25,14 +25,16 @@ from service.core.fusion import (
     single_channel,
 )
 from service.core.memories import MemoryService
+from service.core.results import ContextItem, ContextResult, MemoryView
 from service.core.search_inputs import MemoryFilters, RetrieveInput, parse_sort_by
 from service.core.sorting import parse_sort_links
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
+CONTEXT_CHANNELS = ("vector_context", "keyword_context")
 CHANNELS_OF_MODE: dict[str, tuple[str, ...]] = {
-    "hybrid": ("vector", "keyword", "kv"),
+    "hybrid": ("vector", "keyword", "kv", *CONTEXT_CHANNELS),
     "vector": ("vector",),
     "keyword": ("keyword",),
     "kv": ("kv",),
@@ -54,12 +56,14 @@ class ContextRetriever:
                 "vector": fusion.vector,
                 "keyword": fusion.keyword,
                 "kv": fusion.kv,
+                "vector_context": fusion.vector_context,
+                "keyword_context": fusion.keyword_context,
             },
             graph=fusion.graph,
             k=fusion.k,
         )
 
-    async def retrieve(self, namespace: str, params: RetrieveInput) -> dict[str, Any]:
+    async def retrieve(self, namespace: str, params: RetrieveInput) -> ContextResult:
         """Channels, fusion (or one channel's score), graph, keep `limit`, then `sort_by`."""
         self.memories.require_enabled()
         sort_by = parse_sort_by(params.sort_by)
@@ -95,15 +99,24 @@ class ContextRetriever:
         """The mode's channels concurrently; a failing backend is skipped with a warning."""
         fetch = self.settings.search.fusion.fetch
         lucene = free_text_query(query)
+        context = self.channels.context_vectors
         runners: dict[str, Runner] = {
             "vector": lambda: self.channels.vector(namespace, query, flt, fetch),
             "keyword": lambda: self.channels.keyword(namespace, lucene, flt, fetch),
             "kv": lambda: self.channels.kv(namespace, query, flt, fetch),
+            "vector_context": lambda: self.channels.vector(namespace, query, flt, fetch, context),
+            "keyword_context": lambda: self.channels.keyword(
+                namespace, lucene, flt, fetch, "search_context_fulltext"
+            ),
         }
+        wanted = [
+            name
+            for name in CHANNELS_OF_MODE[mode]
+            if self.weights.of(name) > 0 and (context is not None or name not in CONTEXT_CHANNELS)
+        ]
         async with asyncio.TaskGroup() as group:
             tasks = {
-                name: group.create_task(guarded(name, runners[name], warnings))
-                for name in CHANNELS_OF_MODE[mode]
+                name: group.create_task(guarded(name, runners[name], warnings)) for name in wanted
             }
         return {name: task.result() or [] for name, task in tasks.items()}
 
@@ -171,7 +184,7 @@ async def guarded(name: str, run: Callable[[], Awaitable[T]], warnings: list[str
         return None
 
 
-def context_item(candidate: Candidate, view: dict[str, Any]) -> dict[str, Any]:
+def context_item(candidate: Candidate, view: MemoryView) -> ContextItem:
     """One result of retrieve_context (docs/contract.md §5)."""
     return {
         "id": candidate.id,

@@ -28,6 +28,14 @@ from service.core.models import (
     memory_view,
     now_utc,
 )
+from service.core.results import (
+    DeleteResult,
+    GetOneResult,
+    GetResult,
+    LinkResult,
+    MemoryView,
+    SaveResult,
+)
 from service.core.save_plan import (
     SavePlan,
     check_sizes,
@@ -38,7 +46,7 @@ from service.core.save_plan import (
     vector_point,
 )
 from service.core.sorting import filter_links, sort_links
-from service.stores.embeddings import Embedder
+from service.stores.embeddings import Embedder, Vectors
 from service.stores.graph_store import GraphStore, Tx
 from service.stores.vector_store import VectorStore
 
@@ -66,11 +74,13 @@ class MemoryService:
         graph: GraphStore,
         vectors: VectorStore,
         embedder: Embedder,
+        context_vectors: VectorStore | None = None,
     ) -> None:
         self.settings = settings
         self.graph = graph
         self.vectors = vectors
         self.embedder = embedder
+        self.context_vectors = context_vectors
 
     def require_enabled(self) -> None:
         if not self.settings.memory.enabled:
@@ -81,35 +91,50 @@ class MemoryService:
 
     # -- save -----------------------------------------------------------------------------
 
-    async def save(self, namespace: str, data: SaveInput) -> dict[str, Any]:
+    async def save(self, namespace: str, data: SaveInput) -> SaveResult:
         """Upsert by (namespace, key) or id; vectorised and indexed before it returns."""
         self.require_enabled()
         check_sizes(self.settings.limits, data)
         for _ in range(3):
             plan = await self._plan_save(namespace, data)
-            vector = (
-                await self.embedder.embed([plan.vector_text])
-                if plan.hash != plan.fields.get("previous_hash")
-                else None
-            )
             try:
-                pending = await self.graph.transaction(
-                    lambda tx, plan=plan: self._write_save(tx, namespace, data.links, plan)
-                )
+                pending, vector = await self._write_and_embed(namespace, data.links, plan)
             except _Replan:
                 continue
             if pending:
                 if vector is None:
                     vector = await self.embedder.embed([plan.vector_text])
                 await self.vectors.upsert([vector_point(namespace, plan, vector[0])])
-                await self.graph.write(
+                synced = self.graph.write(
                     "vector_mark_synced", items=[{"id": plan.id, "content_hash": plan.hash}]
                 )
-            memories = await self._hydrate(namespace, [plan.id], sort=True)
+                _, memories = await asyncio.gather(
+                    synced, self._hydrate(namespace, [plan.id], sort=True)
+                )
+            else:
+                memories = await self._hydrate(namespace, [plan.id], sort=True)
             return {"success": True, "memory": memories[0], "created": plan.created}
         raise Conflict("The memory changed concurrently three times in a row; retry the save")
 
-    async def update(self, namespace: str, ref: str, changes: UpdateInput) -> dict[str, Any]:
+    async def _write_and_embed(
+        self, namespace: str, links: Sequence[LinkSpec], plan: SavePlan
+    ) -> tuple[bool, Vectors | None]:
+        """The Neo4j transaction and the embedding of changed text, concurrently; the first
+        failure of either is raised as itself."""
+        changed = plan.hash != plan.fields.get("previous_hash")
+        try:
+            async with asyncio.TaskGroup() as group:
+                writing = group.create_task(
+                    self.graph.transaction(lambda tx: self._write_save(tx, namespace, links, plan))
+                )
+                embedding = (
+                    group.create_task(self.embedder.embed([plan.vector_text])) if changed else None
+                )
+        except ExceptionGroup as failed:
+            raise failed.exceptions[0] from None
+        return writing.result(), embedding.result() if embedding else None
+
+    async def update(self, namespace: str, ref: str, changes: UpdateInput) -> SaveResult:
         """Partial update of one memory (id or key): unset fields keep their values; a new
         content without a new summary re-derives the summary."""
         self.require_enabled()
@@ -220,7 +245,7 @@ class MemoryService:
         keys: Sequence[str] = (),
         sort: bool = True,
         link_filter: LinkFilter | None = None,
-    ) -> dict[str, Any]:
+    ) -> GetResult:
         """Full memories by id or key, in the order asked; updates access tracking."""
         self.require_enabled()
         wanted, missing = await self._asked(namespace, ids, keys)
@@ -236,7 +261,7 @@ class MemoryService:
         memories = _views_in_order(rows, wanted, sort, link_filter)
         return {"success": True, "memories": memories, "missing": missing}
 
-    async def get_one(self, namespace: str, ref: str, sort: bool = True) -> dict[str, Any]:
+    async def get_one(self, namespace: str, ref: str, sort: bool = True) -> GetOneResult:
         """One memory by id or key (HTTP GET); `NotFound` when missing."""
         result = await self.get(namespace, ids=[ref], keys=[ref], sort=sort)
         if not result["memories"]:
@@ -249,7 +274,7 @@ class MemoryService:
         ids: Sequence[str],
         sort: bool,
         link_filter: LinkFilter | None = None,
-    ) -> list[dict[str, Any]]:
+    ) -> list[MemoryView]:
         rows = await self.graph.read("memory_hydrate", ids=list(ids), namespace=namespace)
         return _views_in_order(rows, list(ids), sort, link_filter)
 
@@ -259,7 +284,7 @@ class MemoryService:
         ids: Sequence[str],
         sort: bool,
         link_filter: LinkFilter | None = None,
-    ) -> dict[str, dict[str, Any]]:
+    ) -> dict[str, MemoryView]:
         """Full memories (no access tracking) by id, for search results."""
         views = await self._hydrate(namespace, ids, sort, link_filter)
         return {view["id"]: view for view in views}
@@ -290,7 +315,7 @@ class MemoryService:
         link_type: str = "related",
         term: str | None = None,
         remove: bool = False,
-    ) -> dict[str, Any]:
+    ) -> LinkResult:
         """Create, update (weight, term) or remove one LINK; returns the link."""
         self.require_enabled()
         resolved = await self.resolve(namespace, ids=[source, target], keys=[source, target])
@@ -321,7 +346,7 @@ class MemoryService:
 
     async def delete(
         self, namespace: str, ids: Sequence[str] = (), keys: Sequence[str] = ()
-    ) -> dict[str, Any]:
+    ) -> DeleteResult:
         """Delete memories with their links and vectors; unknown refs are reported missing."""
         self.require_enabled()
         wanted, missing = await self._asked(namespace, ids, keys)
@@ -330,6 +355,8 @@ class MemoryService:
         )
         deleted = [row["id"] for row in rows]
         await self.vectors.delete(deleted)
+        if self.context_vectors is not None:
+            await self.context_vectors.delete(deleted)
         await self.graph.write("tombstones_clear", ids=deleted)
         return {"success": True, "deleted": len(deleted), "missing": missing}
 
@@ -354,9 +381,9 @@ def _views_in_order(
     ids: Sequence[str],
     sort: bool,
     link_filter: LinkFilter | None,
-) -> list[dict[str, Any]]:
+) -> list[MemoryView]:
     flt = link_filter or LinkFilter()
-    by_id: dict[str, dict[str, Any]] = {}
+    by_id: dict[str, MemoryView] = {}
     for row in rows:
         links = filter_links(map(_link_row, row["links"]), flt.types, flt.min_weight)
         by_id[row["memory"]["id"]] = memory_view(row["memory"], sort_links(links, sort))

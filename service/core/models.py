@@ -15,6 +15,7 @@ from typing import Annotated, Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
+from service.core.results import LinkView, MemoryView
 from service.core.sorting import combined_score
 
 KEY_PATTERN = r"^[^\s/\x00-\x1f\x7f]{1,512}$"
@@ -233,7 +234,7 @@ def now_utc() -> datetime:
     return now.replace(microsecond=(now.microsecond // 1000) * 1000)
 
 
-def link_view(link: dict[str, Any]) -> dict[str, Any]:
+def link_view(link: dict[str, Any]) -> LinkView:
     """A Link as clients see it (§1): the target's id/key/summary/score and the edge's fields."""
     return {
         "id": link["id"],
@@ -248,7 +249,7 @@ def link_view(link: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def memory_view(memory: dict[str, Any], links: list[dict[str, Any]]) -> dict[str, Any]:
+def memory_view(memory: dict[str, Any], links: list[dict[str, Any]]) -> MemoryView:
     """A full Memory (§1) from a stored row and its already filtered and ordered links."""
     metadata = memory.get("metadata_json")
     return {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from service.core.context_index import ContextIndex
 from service.core.models import embedding_text, epoch_ms
 from service.stores.embeddings import Embedder
 from service.stores.graph_store import GraphStore
@@ -25,10 +26,17 @@ class ReconcileReport:
 class Reconciler:
     """Brings Qdrant in line with Neo4j, which is the source of truth."""
 
-    def __init__(self, graph: GraphStore, vectors: VectorStore, embedder: Embedder) -> None:
+    def __init__(
+        self,
+        graph: GraphStore,
+        vectors: VectorStore,
+        embedder: Embedder,
+        context: ContextIndex | None = None,
+    ) -> None:
         self.graph = graph
         self.vectors = vectors
         self.embedder = embedder
+        self.context = context
 
     async def run(self, full: bool = False) -> ReconcileReport:
         """Finish pending vector writes and deletes; with `full`, also repair any drift."""
@@ -38,6 +46,10 @@ class Reconciler:
         if full:
             orphans, missing = await self._repair_drift()
             written += await self._finish_pending_vectors()
+        if self.context is not None:
+            if full:
+                await self._repair_context_drift(self.context.vectors)
+            await self.context.refresh_all()
         return ReconcileReport(written, deleted, orphans, missing)
 
     async def _finish_pending_vectors(self) -> int:
@@ -69,19 +81,32 @@ class Reconciler:
         while rows := await self.graph.read("tombstones_list", limit=BATCH):
             ids = [row["id"] for row in rows]
             await self.vectors.delete(ids)
+            if self.context is not None:
+                await self.context.vectors.delete(ids)
             await self.graph.write("tombstones_clear", ids=ids)
             deleted += len(ids)
         return deleted
 
     async def _repair_drift(self) -> tuple[int, int]:
         """Delete vectors without a memory; mark memories without a vector as pending."""
-        vector_ids = await self.vectors.all_ids()
+        vector_ids, orphans = await self._orphans(self.vectors)
+        rows = await self.graph.write("vector_mark_missing", ids=vector_ids)
+        return orphans, int(rows[0]["marked"]) if rows else 0
+
+    async def _repair_context_drift(self, vectors: VectorStore) -> None:
+        """The same for context vectors: orphans deleted, missing ones refreshed."""
+        vector_ids, _ = await self._orphans(vectors)
+        await self.graph.write("context_mark_missing", ids=vector_ids)
+
+    async def _orphans(self, vectors: VectorStore) -> tuple[list[str], int]:
+        """Every vector id of the store, after deleting those whose memory is gone."""
+        vector_ids = await vectors.all_ids()
         orphans: list[str] = []
         for start in range(0, len(vector_ids), DRIFT_BATCH):
             chunk = vector_ids[start : start + DRIFT_BATCH]
             rows = await self.graph.read("memory_ids_existing", ids=chunk)
             known = {row["id"] for row in rows}
             orphans.extend(i for i in chunk if i not in known)
-        await self.vectors.delete(orphans)
-        rows = await self.graph.write("vector_mark_missing", ids=vector_ids)
-        return len(orphans), int(rows[0]["marked"]) if rows else 0
+        await vectors.delete(orphans)
+        gone = set(orphans)
+        return [i for i in vector_ids if i not in gone], len(orphans)

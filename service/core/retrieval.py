@@ -18,6 +18,7 @@ from service.core.fulltext import (
 )
 from service.core.fusion import rrf
 from service.core.memories import MemoryService
+from service.core.results import ContextResult, PagedResult
 from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
 from service.core.sorting import parse_sort_links
 from service.stores.embeddings import Embedder
@@ -37,15 +38,16 @@ class Retrieval:
         vectors: VectorStore,
         embedder: Embedder,
         memories: MemoryService,
+        context_vectors: VectorStore | None = None,
     ) -> None:
         self.settings = settings
         self.memories = memories
-        self.channels = Channels(settings, graph, vectors, embedder)
+        self.channels = Channels(settings, graph, vectors, embedder, context_vectors)
         self.context = ContextRetriever(settings, self.channels, memories)
 
     # -- memory_search --------------------------------------------------------------------
 
-    async def search(self, namespace: str, params: SearchInput) -> dict[str, Any]:
+    async def search(self, namespace: str, params: SearchInput) -> PagedResult:
         """BM25, vector or both fused by RRF; `total` counts matches before paging."""
         self.memories.require_enabled()
         sort = parse_sort_links(params.sortLinks)
@@ -102,7 +104,7 @@ class Retrieval:
 
     # -- memory_fulltext_search -----------------------------------------------------------
 
-    async def fulltext(self, namespace: str, params: FulltextInput) -> dict[str, Any]:
+    async def fulltext(self, namespace: str, params: FulltextInput) -> PagedResult:
         """Keywords as literal terms (AND | OR), with highlighted excerpts."""
         self.memories.require_enabled()
         sort = parse_sort_links(params.sortLinks)
@@ -144,7 +146,7 @@ class Retrieval:
             "offset": offset,
         }
 
-    async def retrieve(self, namespace: str, params: RetrieveInput) -> dict[str, Any]:
+    async def retrieve(self, namespace: str, params: RetrieveInput) -> ContextResult:
         """retrieve_context (docs/contract.md §5)."""
         return await self.context.retrieve(namespace, params)
 

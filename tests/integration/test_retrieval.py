@@ -3,6 +3,7 @@ Edge and embedder."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +75,7 @@ async def seed(memories: MemoryService, namespace: str) -> dict[str, str]:
     return ids
 
 
-def keys(results: list[dict[str, Any]]) -> list[str]:
+def keys(results: Sequence[Mapping[str, Any]]) -> list[str]:
     return [r["key"] for r in results]
 
 
@@ -273,7 +274,7 @@ async def test_timestamp_order_is_newest_first_and_relevance_is_score_desc(
     )
     assert by_time["sort_by"] == "timestamp"
     assert keys(by_time["results"]) == ["one", "two", "three"]  # saved three, two, one
-    created = [r["created_at"] for r in by_time["results"]]
+    created = [str(r["created_at"]) for r in by_time["results"]]
     assert created == sorted(created, reverse=True)
     assert keys(by_score["results"]) == ["one", "two", "three"]
     assert [r["score"] for r in by_score["results"]] == sorted(

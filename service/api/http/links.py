@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
 
 from service.api.http.deps import NamespaceQuery, PrincipalDep, RefPath, RuntimeDep, TargetPath
@@ -33,12 +32,14 @@ async def put_link(
     who: PrincipalDep,
     body: LinkBody | None = None,
     namespace: NamespaceQuery = None,
-) -> dict[str, Any]:
+) -> JSONResponse:
     """memory_link: create or update the link (body: weight, type, term)."""
     who.require("writer")
     link = body or LinkBody()
-    return await rt.memories.link(
-        who.namespace_for(namespace), ref, target, link.weight, link.type, link.term
+    return JSONResponse(
+        await rt.memories.link(
+            who.namespace_for(namespace), ref, target, link.weight, link.type, link.term
+        )
     )
 
 
@@ -50,9 +51,11 @@ async def delete_link(
     who: PrincipalDep,
     type: str = Query("related", description="The type of the link to remove."),
     namespace: NamespaceQuery = None,
-) -> dict[str, Any]:
+) -> JSONResponse:
     """memory_link with remove=true."""
     who.require("writer")
-    return await rt.memories.link(
-        who.namespace_for(namespace), ref, target, link_type=type, remove=True
+    return JSONResponse(
+        await rt.memories.link(
+            who.namespace_for(namespace), ref, target, link_type=type, remove=True
+        )
     )

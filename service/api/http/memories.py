@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
@@ -56,23 +54,23 @@ async def get_memory(
     who: PrincipalDep,
     sortLinks: SortLinksQuery = None,
     namespace: NamespaceQuery = None,
-) -> dict[str, Any]:
+) -> JSONResponse:
     """memory_get of one id or key (404 when missing)."""
     who.require("reader")
     sort = parse_sort_links(sortLinks)
-    return await rt.memories.get_one(who.namespace_for(namespace), ref, sort=sort)
+    return JSONResponse(await rt.memories.get_one(who.namespace_for(namespace), ref, sort=sort))
 
 
 @router.post(TOOLS["memory_get"].path, description=TOOLS["memory_get"].description)
-async def get_memories(body: GetBody, rt: RuntimeDep, who: PrincipalDep) -> dict[str, Any]:
+async def get_memories(body: GetBody, rt: RuntimeDep, who: PrincipalDep) -> JSONResponse:
     """memory_get: ids and/or keys; unknown ones are listed in `missing`."""
     who.require("reader")
     sort = parse_sort_links(body.sortLinks)
     keys = [*body.keys, *([body.key] if body.key else [])]
     if not body.ids and not keys:
         raise InvalidParameter("memory_get needs 'ids', 'keys' or 'key'")
-    return await rt.memories.get(
-        who.namespace_for(body.namespace), ids=body.ids, keys=keys, sort=sort
+    return JSONResponse(
+        await rt.memories.get(who.namespace_for(body.namespace), ids=body.ids, keys=keys, sort=sort)
     )
 
 
@@ -92,11 +90,11 @@ async def update_memory(
 @router.delete(TOOLS["memory_delete"].path, description=TOOLS["memory_delete"].description)
 async def delete_memory(
     ref: RefPath, rt: RuntimeDep, who: PrincipalDep, namespace: NamespaceQuery = None
-) -> dict[str, Any]:
+) -> JSONResponse:
     """memory_delete of one id or key (404 when missing)."""
     who.require("writer")
     ns = who.namespace_for(namespace)
     resolved = await rt.memories.resolve(ns, ids=[ref], keys=[ref])
     if ref not in resolved:
         raise NotFound(f"Memory not found: {ref}")
-    return await rt.memories.delete(ns, ids=[resolved[ref]])
+    return JSONResponse(await rt.memories.delete(ns, ids=[resolved[ref]]))

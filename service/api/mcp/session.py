@@ -4,6 +4,7 @@ role) and the shape of a successful result."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from mcp.server import MCPServer
@@ -16,12 +17,12 @@ from service.app import Runtime, RuntimeRef
 from service.config import Role
 
 
-def tool_result(payload: dict[str, Any], is_error: bool = False) -> CallToolResult:
+def tool_result(payload: Mapping[str, Any], is_error: bool = False) -> CallToolResult:
     """A tool's JSON payload, as structured content and as text."""
     text = json.dumps(payload, ensure_ascii=False)
     return CallToolResult(
         content=[TextContent(type="text", text=text)],
-        structured_content=payload,
+        structured_content=dict(payload),
         is_error=is_error,
     )
 

@@ -1,0 +1,110 @@
+"""The graph-contextual representation of memories: each memory's text joined with its strongest
+LINK neighbours' text, kept in Neo4j (`context_text`, fulltext-indexed) and as a second vector,
+refreshed in the background whenever a save, link or delete marks it pending."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncGenerator, Sequence
+from typing import Any
+
+from service.core.models import embedding_text, epoch_ms
+from service.stores.embeddings import Embedder
+from service.stores.graph_store import GraphStore
+from service.stores.vector_store import VectorPoint, VectorStore
+
+log = logging.getLogger(__name__)
+
+BATCH = 64
+MAX_PART_CHARS = 600
+IDLE_S = 0.2
+
+
+def context_text(own: tuple[int, str], neighbours: Sequence[tuple[int, str]]) -> str:
+    """The memory's text and its neighbours', each cut to MAX_PART_CHARS, in time order (a
+    conversation reads as it happened); the memory's own text wins ties."""
+    parts = sorted([(own[0], 0, own[1]), *((ms, 1, text) for ms, text in neighbours)])
+    return "\n".join(text[:MAX_PART_CHARS] for _, _, text in parts if text)
+
+
+class ContextIndex:
+    """Refreshes pending context representations in batches and keeps their vectors."""
+
+    def __init__(
+        self, graph: GraphStore, vectors: VectorStore, embedder: Embedder, neighbours: int
+    ) -> None:
+        self.graph = graph
+        self.vectors = vectors
+        self.embedder = embedder
+        self.neighbours = neighbours
+
+    async def refresh(self, limit: int = BATCH) -> int:
+        """Refresh up to `limit` pending memories; returns how many were refreshed."""
+        rows = await self.graph.read("context_pending", limit=limit, neighbours=self.neighbours)
+        if not rows:
+            return 0
+        texts = [_row_text(row) for row in rows]
+        vectors = await self.embedder.embed(texts)
+        await self.vectors.upsert([_point(row, v) for row, v in zip(rows, vectors, strict=True)])
+        items = [
+            {"id": row["id"], "seq": row["seq"], "text": text}
+            for row, text in zip(rows, texts, strict=True)
+        ]
+        await self.graph.write("context_mark_synced", items=items)
+        return len(rows)
+
+    async def refresh_all(self) -> int:
+        """Refresh until nothing is pending (reconcile, tests, benchmarks)."""
+        total = 0
+        while refreshed := await self.refresh():
+            total += refreshed
+        return total
+
+    async def backlog(self) -> int:
+        rows = await self.graph.read("context_backlog")
+        return int(rows[0]["backlog"])
+
+    async def run_forever(self) -> None:
+        """The owned background task: refresh while there is work, otherwise wait a little."""
+        while True:
+            try:
+                if await self.refresh():
+                    continue
+            except Exception:
+                log.exception("context refresh failed; retrying")
+            await asyncio.sleep(IDLE_S)
+
+
+@contextlib.asynccontextmanager
+async def background(index: ContextIndex) -> AsyncGenerator[asyncio.Task[None]]:
+    """Run the context indexer for the lifetime of the block."""
+    task = asyncio.create_task(index.run_forever(), name="context-indexer")
+    try:
+        yield task
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+def _row_text(row: dict[str, Any]) -> str:
+    own = (epoch_ms(row["created_at"]), embedding_text(row["title"], row["content"] or ""))
+    neighbours = [
+        (ms, embedding_text(title, content or "")) for ms, title, content in row["neighbours"]
+    ]
+    return context_text(own, neighbours)
+
+
+def _point(row: dict[str, Any], vector: Any) -> VectorPoint:
+    return VectorPoint(
+        id=row["id"],
+        vector=vector,
+        namespace=row["namespace"],
+        type=row["type"],
+        tags=tuple(row["tags"] or ()),
+        key=row["key"],
+        created_at_ms=epoch_ms(row["created_at"]),
+        score=row["score"],
+    )

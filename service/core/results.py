@@ -1,0 +1,126 @@
+"""The typed shapes of what the use cases return (docs/contract.md §1, §4, §5): views of
+memories and links, and each tool's success payload."""
+
+from __future__ import annotations
+
+from typing import Any, NotRequired, TypedDict
+
+
+class LinkView(TypedDict):
+    id: str
+    key: str
+    type: str
+    term: str | None
+    weight: float
+    score: float | None
+    combined_score: float
+    summary: str | None
+    created_at: str | None
+
+
+class MemoryView(TypedDict):
+    id: str
+    key: str
+    namespace: str
+    type: str
+    title: str
+    summary: str
+    content: str
+    tags: list[str]
+    score: float | None
+    metadata: dict[str, Any]
+    session_id: str | None
+    created_at: str | None
+    updated_at: str | None
+    accessed_at: str | None
+    access_count: int
+    links: list[LinkView]
+
+
+class SaveResult(TypedDict):
+    success: bool
+    memory: MemoryView
+    created: bool
+
+
+class GetResult(TypedDict):
+    success: bool
+    memories: list[MemoryView]
+    missing: list[str]
+
+
+class GetOneResult(TypedDict):
+    success: bool
+    memory: MemoryView
+
+
+class LinkResult(TypedDict):
+    success: bool
+    link: LinkView
+    removed: NotRequired[bool]
+
+
+class DeleteResult(TypedDict):
+    success: bool
+    deleted: int
+    missing: list[str]
+
+
+class SearchItem(TypedDict):
+    id: str
+    key: str
+    title: str
+    summary: str
+    type: str
+    score: float
+    matchType: str
+    createdAt: str | None
+    memory_score: float | None
+    links: list[LinkView]
+
+
+class FulltextItem(TypedDict):
+    id: str
+    key: str
+    title: str
+    summary: str
+    excerpt: str
+    score: float
+    memory_score: float | None
+    links: list[LinkView]
+
+
+class PagedResult(TypedDict):
+    success: bool
+    results: list[Any]
+    total: int
+    limit: int
+    offset: int
+
+
+class ContextItem(TypedDict):
+    id: str
+    key: str
+    title: str
+    summary: str
+    content: str
+    type: str
+    tags: list[str]
+    score: float
+    source: str
+    scores: dict[str, float]
+    hop_distance: int | None
+    path: list[str] | None
+    created_at: str | None
+    memory_score: float | None
+    links: list[LinkView]
+
+
+class ContextResult(TypedDict):
+    success: bool
+    results: list[ContextItem]
+    total_count: int
+    search_mode_used: str
+    sort_by: str
+    message: str
+    warnings: list[str]

@@ -1,0 +1,70 @@
+"""The graph-contextual representation follows saves, links and deletes, and feeds the
+context channels of retrieve_context."""
+
+from __future__ import annotations
+
+from service.core.context_index import ContextIndex
+from service.core.memories import MemoryService
+from service.core.models import LinkSpec, SaveInput
+from service.core.retrieval import Retrieval
+from service.core.search_inputs import RetrieveInput
+
+QUESTION = "what did the veterinarian say about Biscuit?"
+ANSWER = "he needs an operation on his knee next Tuesday"
+
+
+async def context_scores(
+    retrieval: Retrieval, namespace: str, query: str
+) -> dict[str, dict[str, float]]:
+    result = await retrieval.retrieve(
+        namespace, RetrieveInput(query=query, sort_by="relevance", limit=20)
+    )
+    return {item["key"]: item["scores"] for item in result["results"]}
+
+
+async def save_dialogue(memories: MemoryService, namespace: str) -> None:
+    await memories.save(namespace, SaveInput(key="ask", content=QUESTION))
+    await memories.save(
+        namespace,
+        SaveInput(key="answer", content=ANSWER, links=[LinkSpec(key="ask", type="next")]),
+    )
+
+
+async def test_a_reply_is_found_by_the_words_of_the_turn_it_answers(
+    memories: MemoryService, retrieval: Retrieval, context_index: ContextIndex, namespace: str
+) -> None:
+    await save_dialogue(memories, namespace)
+    assert await context_index.backlog() >= 2
+    await context_index.refresh_all()
+    assert await context_index.backlog() == 0
+    scores = await context_scores(retrieval, namespace, "Biscuit veterinarian")
+    assert "keyword" not in scores["answer"]
+    assert scores["answer"]["keyword_context"] > 0
+    assert scores["answer"]["vector_context"] > 0
+    assert scores["ask"]["keyword"] > 0
+
+
+async def test_deleting_a_neighbour_refreshes_the_context_without_it(
+    memories: MemoryService, retrieval: Retrieval, context_index: ContextIndex, namespace: str
+) -> None:
+    await save_dialogue(memories, namespace)
+    await context_index.refresh_all()
+    await memories.delete(namespace, keys=["ask"])
+    assert await context_index.backlog() >= 1
+    await context_index.refresh_all()
+    scores = await context_scores(retrieval, namespace, "Biscuit veterinarian")
+    assert "keyword_context" not in scores.get("answer", {})
+
+
+async def test_changing_a_turn_marks_its_neighbour_for_refresh(
+    memories: MemoryService, retrieval: Retrieval, context_index: ContextIndex, namespace: str
+) -> None:
+    await save_dialogue(memories, namespace)
+    await context_index.refresh_all()
+    await memories.save(namespace, SaveInput(key="ask", content="how is the weather in Lisbon?"))
+    await context_index.refresh_all()
+    scores = await context_scores(retrieval, namespace, "Lisbon weather")
+    assert scores["answer"]["keyword_context"] > 0
+    assert "keyword_context" not in (await context_scores(retrieval, namespace, "Biscuit")).get(
+        "answer", {}
+    )

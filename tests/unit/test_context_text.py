@@ -1,0 +1,22 @@
+"""The graph-contextual text of a memory: its own text and its neighbours', in time order."""
+
+from __future__ import annotations
+
+from service.core.context_index import MAX_PART_CHARS, context_text
+
+
+def test_neighbours_join_in_time_order_around_the_memory() -> None:
+    own = (200, "he needs surgery on his knee next Tuesday")
+    neighbours = [(300, "poor Max!"), (100, "what did the vet say about Max?")]
+    assert context_text(own, neighbours) == (
+        "what did the vet say about Max?\nhe needs surgery on his knee next Tuesday\npoor Max!"
+    )
+
+
+def test_each_part_is_cut_and_empty_parts_are_dropped() -> None:
+    text = context_text((1, "x" * (MAX_PART_CHARS + 50)), [(1, ""), (2, "next")])
+    assert text == "x" * MAX_PART_CHARS + "\nnext"
+
+
+def test_a_memory_without_neighbours_is_its_own_text() -> None:
+    assert context_text((5, "alone"), []) == "alone"
