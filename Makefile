@@ -23,7 +23,7 @@ $(VENV)/.synced: $(UV) pyproject.toml uv.lock
 tools/neo4j/target/build.stamp: $(VENV)/.synced tools/neo4j/pom.xml $(wildcard tools/neo4j/src/main/java/dev/mnemograph/neo4j/*.java)
 	$(BIN)/python -c "from service.config import load_settings; from service.stores.neo4j_local import LocalNeo4j; s = load_settings(); LocalNeo4j(s.neo4j, s.data_dir).build()"
 
-run: setup  ## set up, start the local Neo4j, serve HTTP + MCP on 127.0.0.1:8080
+run: setup  ## set up, start the local Neo4j, serve HTTP + MCP on 127.0.0.1:8080 (prints the data folder)
 	$(BIN)/mnemograph serve
 
 neo4j-start: setup

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 import time
 from collections.abc import AsyncGenerator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
 
 from qdrant_client import AsyncQdrantClient
@@ -20,10 +19,12 @@ from service.core.errors import InternalError
 from service.core.memories import MemoryService
 from service.core.reconcile import Reconciler
 from service.core.retrieval import Retrieval
+from service.daemon import lock
 from service.retry import wait_until_ready
 from service.stores.embeddings import Embedder, build_embedder
 from service.stores.graph_store import CypherLibrary, GraphStore
 from service.stores.neo4j_local import LocalNeo4j
+from service.stores.vector_health import SelfHealingVectorStore
 from service.stores.vector_store import (
     EdgeVectorStore,
     ServerVectorStore,
@@ -65,15 +66,6 @@ class RuntimeRef:
         return self._runtime
 
 
-def configure_logging(settings: Settings) -> None:
-    """Logs go to stderr (stdout carries the stdio transport)."""
-    logging.basicConfig(
-        level=settings.log_level,
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-
-
 def neo4j_uri(settings: Settings) -> str:
     """The configured Neo4j, or the local one (started here when it is not running)."""
     if settings.neo4j.uri:
@@ -88,14 +80,26 @@ def build_vector_store(settings: Settings, dimensions: int, model: str) -> Vecto
         api_key = settings.qdrant.api_key.get_secret_value() or None
         client = AsyncQdrantClient(url=settings.qdrant.url, api_key=api_key, timeout=10)
         return ServerVectorStore(client, collection, dimensions)
-    return EdgeVectorStore(settings.data_dir / "qdrant" / collection, dimensions)
+    return SelfHealingVectorStore(
+        EdgeVectorStore(settings.data_dir / "qdrant" / collection, dimensions)
+    )
 
 
 @asynccontextmanager
 async def open_runtime(settings: Settings) -> AsyncGenerator[Runtime]:
-    """Start-up: Neo4j (waited for), migrations, embedder, Qdrant, reconcile; then clean-up."""
+    """Start-up: the data folder's lock (when it holds a store), Neo4j (waited for), migrations,
+    embedder, Qdrant, reconcile; then clean-up."""
     for name in unknown_env_variables():
         log.warning("unknown setting %s is ignored: check its spelling (docs/contract.md §7)", name)
+    # Entry points take the lock first under their own name; here it nests, or guards other callers.
+    owner = lock.owning(settings.data_dir, "mnemograph") if settings.uses_local_stores else None
+    with owner or nullcontext():
+        async with _open_runtime(settings) as runtime:
+            yield runtime
+
+
+@asynccontextmanager
+async def _open_runtime(settings: Settings) -> AsyncGenerator[Runtime]:
     uri = await asyncio.to_thread(neo4j_uri, settings)
     graph = GraphStore(settings.neo4j, uri, CypherLibrary())
     try:

@@ -1,4 +1,5 @@
-"""The `mnemograph` command: serve, mcp (stdio), migrate, reconcile, index, and local Neo4j.
+"""The `mnemograph` command: serve (the daemon that owns the stores), mcp (stdio bridge to it, or
+`--embedded`), daemon start|stop|status, migrate, reconcile, index, and the local Neo4j.
 
 Output for people goes to stderr; `mcp` keeps stdout for the protocol.
 """
@@ -12,23 +13,63 @@ import json
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
-from service.config import Settings, load_settings
+from service.daemon import lock
+from service.paths import early_location
+
+if TYPE_CHECKING:
+    from service.config import Settings
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
+    args = _parser().parse_args(argv)
+    owner = _owner(args)
+    if owner is not None and (busy := _early_busy()) is not None:
+        print(busy, file=sys.stderr)
+        return lock.BUSY_EXIT
+    from service.config import load_settings
+
     try:
         settings = load_settings()
     except Exception as exc:
         print(f"Invalid configuration: {exc}", file=sys.stderr)
         return 2
-    from service.app import configure_logging
+    from service.logs import configure_logging
 
     configure_logging(settings)
-    handler = args.handler
-    return int(handler(settings, args) or 0)
+    try:
+        if owner is None or not settings.uses_local_stores:
+            return int(args.handler(settings, args) or 0)
+        with lock.owning(settings.data_dir, owner, _url_of(settings, owner)):
+            return int(args.handler(settings, args) or 0)
+    except lock.DataFolderBusy as exc:
+        print(exc, file=sys.stderr)
+        return lock.BUSY_EXIT
+
+
+def _owner(args: argparse.Namespace) -> str | None:
+    """The name a command owns the data folder under, or None when it opens no store."""
+    owner: str | None = getattr(args, "owner", None)
+    if owner == "mcp":
+        return "mcp --embedded" if args.embedded else None
+    return owner
+
+
+def _early_busy() -> str | None:
+    """Before Settings (which take most of a second to import): whether another process owns
+    the data folder, as one line to show."""
+    early = early_location()
+    holder = lock.holder(early.data_dir) if early.local_stores else None
+    return None if holder is None else lock.busy_message(early.data_dir, holder)
+
+
+def _url_of(settings: Settings, owner: str) -> str:
+    if owner != "serve":
+        return ""
+    from service.daemon.client import configured_url
+
+    return configured_url(settings)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -36,21 +77,32 @@ def _parser() -> argparse.ArgumentParser:
         prog="mnemograph", description="Graph-backed memory service for AI agents."
     )
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
-    commands.add_parser("serve", help="run the HTTP API and MCP at /mcp").set_defaults(
-        handler=_serve
+    commands.add_parser(
+        "serve", help="run the daemon that owns the stores: HTTP API and MCP at /mcp"
+    ).set_defaults(handler=_serve, owner="serve")
+    mcp = commands.add_parser(
+        "mcp", help="MCP on stdio, relayed to the daemon (started in the background if needed)"
     )
-    commands.add_parser("mcp", help="run the MCP server on stdio").set_defaults(handler=_mcp)
+    mcp.add_argument(
+        "--embedded",
+        action="store_true",
+        help="serve MCP in this process instead (one client; owns the data folder while it runs)",
+    )
+    mcp.set_defaults(handler=_mcp, owner="mcp")
+    daemon = commands.add_parser("daemon", help="start, stop or inspect the background daemon")
+    daemon.add_argument("action", choices=["start", "stop", "status"])
+    daemon.set_defaults(handler=_daemon)
     commands.add_parser("migrate", help="apply Neo4j schema migrations").set_defaults(
-        handler=_migrate
+        handler=_migrate, owner="migrate"
     )
     reconcile = commands.add_parser("reconcile", help="repair Neo4j/Qdrant after a crash")
     reconcile.add_argument(
         "--full", action="store_true", help="also compare every id in both stores"
     )
-    reconcile.set_defaults(handler=_reconcile)
+    reconcile.set_defaults(handler=_reconcile, owner="reconcile")
     commands.add_parser(
         "index", help="build the embedded Qdrant HNSW index now (service stopped)"
-    ).set_defaults(handler=_index)
+    ).set_defaults(handler=_index, owner="index")
     neo4j = commands.add_parser("neo4j", help="manage the local Neo4j server")
     neo4j.add_argument("action", choices=["start", "stop", "status"])
     neo4j.set_defaults(handler=_neo4j)
@@ -58,10 +110,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _serve(settings: Settings, _: argparse.Namespace) -> int:
-    import uvicorn
-
-    from service.api.http.app import create_app
-
     anonymous = not settings.auth.api_keys and not settings.auth.allow_anonymous
     if anonymous and not _is_loopback(settings.http.host):
         print(
@@ -70,15 +118,9 @@ def _serve(settings: Settings, _: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    uvicorn.run(
-        create_app(settings),
-        host=settings.http.host,
-        port=settings.http.port,
-        log_level=settings.log_level.lower(),
-        limit_concurrency=512,
-        timeout_graceful_shutdown=10,
-    )
-    return 0
+    from service.daemon.server import serve
+
+    return serve(settings)
 
 
 def _is_loopback(host: str) -> bool:
@@ -90,7 +132,11 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def _mcp(settings: Settings, _: argparse.Namespace) -> int:
+def _mcp(settings: Settings, args: argparse.Namespace) -> int:
+    if not args.embedded:
+        from service.daemon.control import bridge
+
+        return bridge(settings)
     from service.api.mcp.server import build_mcp_server
     from service.app import RuntimeRef, open_runtime
 
@@ -103,6 +149,13 @@ def _mcp(settings: Settings, _: argparse.Namespace) -> int:
 
     asyncio.run(run())
     return 0
+
+
+def _daemon(settings: Settings, args: argparse.Namespace) -> int:
+    from service.daemon import control
+
+    actions = {"start": control.start, "stop": control.stop, "status": control.status}
+    return actions[args.action](settings)
 
 
 def _migrate(settings: Settings, _: argparse.Namespace) -> int:
@@ -134,16 +187,20 @@ def _reconcile(settings: Settings, args: argparse.Namespace) -> int:
 
 def _index(settings: Settings, _: argparse.Namespace) -> int:
     from service.app import open_runtime
+    from service.stores.vector_health import SelfHealingVectorStore
     from service.stores.vector_store import EdgeVectorStore
 
     async def run() -> None:
         async with open_runtime(settings) as runtime:
-            if not isinstance(runtime.vectors, EdgeVectorStore):
+            vectors = runtime.vectors
+            if isinstance(vectors, SelfHealingVectorStore):
+                vectors = vectors.inner
+            if not isinstance(vectors, EdgeVectorStore):
                 print("A Qdrant server builds its own index; nothing to do.", file=sys.stderr)
                 return
             print("Building the HNSW index...", file=sys.stderr)
-            await runtime.vectors.build_index()
-            status = await runtime.vectors.status()
+            await vectors.build_index()
+            status = await vectors.status()
             print(f"indexed {status.indexed} of {status.points} vectors", file=sys.stderr)
 
     asyncio.run(run())

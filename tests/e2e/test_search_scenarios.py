@@ -301,7 +301,7 @@ async def test_retrieve_context_combines_sort_by_with_type_and_date_filters(
 def stdio(settings: Settings, tmp_path: Path, **env: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "service.cli", "mcp"],
+        args=["-m", "service.cli", "mcp", "--embedded"],
         env=service_env(settings, tmp_path, None, **env),
         cwd=str(REPO),
     )

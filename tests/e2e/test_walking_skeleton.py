@@ -115,7 +115,10 @@ async def test_openapi_lists_the_memory_endpoints(http_api: HttpApi) -> None:
 async def test_mcp_over_stdio_saves_and_gets(settings: Settings, tmp_path: Path) -> None:
     env = service_env(settings, tmp_path)
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "service.cli", "mcp"], env=env, cwd=str(REPO)
+        command=sys.executable,
+        args=["-m", "service.cli", "mcp", "--embedded"],
+        env=env,
+        cwd=str(REPO),
     )
     async with Client(params) as client:
         tools = {tool.name for tool in (await client.list_tools()).tools}
@@ -130,7 +133,10 @@ async def test_mcp_over_stdio_saves_and_gets(settings: Settings, tmp_path: Path)
 async def test_tool_prefix_renames_every_tool(settings: Settings, tmp_path: Path) -> None:
     env = service_env(settings, tmp_path, None, MNEMO_MCP__TOOL_PREFIX="rulebook_")
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "service.cli", "mcp"], env=env, cwd=str(REPO)
+        command=sys.executable,
+        args=["-m", "service.cli", "mcp", "--embedded"],
+        env=env,
+        cwd=str(REPO),
     )
     async with Client(params) as client:
         tools = sorted(tool.name for tool in (await client.list_tools()).tools)

@@ -11,6 +11,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from service.api.metrics import observe_readiness
 from service.app import Runtime, RuntimeRef
+from service.core.errors import BackendUnavailable
 
 router = APIRouter(tags=["ops"])
 
@@ -23,7 +24,8 @@ async def healthz() -> dict[str, Any]:
 
 @router.get("/readyz")
 async def readyz(request: Request) -> JSONResponse:
-    """Readiness: Neo4j, Qdrant and the embedder each answer."""
+    """Readiness: Neo4j, Qdrant and the embedder each answer, and the last vector write did not
+    fail (or the engine has been reopened since)."""
     ref: RuntimeRef = request.app.state.runtime_ref
     checks = await readiness(ref.get())
     ready = all(check["status"] == "ok" for check in checks.values())
@@ -50,6 +52,8 @@ async def readiness(rt: Runtime) -> dict[str, dict[str, str]]:
         try:
             await probe()
             status = {"status": "ok"}
+        except BackendUnavailable as exc:  # our own words: which store and why (no payloads)
+            status = {"status": "error", "error": type(exc).__name__, "message": exc.message}
         except Exception as exc:
             status = {"status": "error", "error": type(exc).__name__}
         status["ms"] = f"{(time.perf_counter() - started) * 1000:.1f}"

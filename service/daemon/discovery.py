@@ -1,0 +1,82 @@
+"""The discovery file `<data_dir>/daemon.json`: the running daemon's pid, URL, start time and data
+folder, written once it serves and removed on a clean exit; a dead pid marks it stale."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import cast
+
+DISCOVERY_FILE = "daemon.json"
+
+
+@dataclass(frozen=True)
+class DaemonInfo:
+    pid: int
+    url: str
+    started_at: float
+    data_dir: str
+
+    @property
+    def uptime_s(self) -> float:
+        return max(0.0, time.time() - self.started_at)
+
+
+def write(data_dir: Path, url: str, started_at: float) -> DaemonInfo:
+    """Publish this process as the folder's daemon (atomically: readers never see half a file)."""
+    info = DaemonInfo(pid=os.getpid(), url=url, started_at=started_at, data_dir=str(data_dir))
+    target = data_dir / DISCOVERY_FILE
+    partial = target.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_text(json.dumps(asdict(info)))
+    partial.replace(target)
+    return info
+
+
+def read(data_dir: Path) -> DaemonInfo | None:
+    """The published daemon, or None when there is no readable discovery file."""
+    try:
+        record: object = json.loads((data_dir / DISCOVERY_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict):
+        return None
+    fields = cast(dict[str, object], record)
+    pid, url, started = fields.get("pid"), fields.get("url"), fields.get("started_at")
+    if not (isinstance(pid, int) and isinstance(url, str) and isinstance(started, int | float)):
+        return None
+    return DaemonInfo(pid, url, float(started), str(fields.get("data_dir", data_dir)))
+
+
+def remove(data_dir: Path, pid: int) -> None:
+    """Withdraw the discovery file if it still names `pid` (a successor's file is left alone)."""
+    info = read(data_dir)
+    if info is not None and info.pid == pid:
+        (data_dir / DISCOVERY_FILE).unlink(missing_ok=True)
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` runs; a zombie (dead, not yet reaped by its parent) counts as dead."""
+    try:
+        waited, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        waited = 0
+    if waited == pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:  # no /proc (macOS): trust kill(pid, 0)
+        return False
+    return stat.rpartition(")")[2].split()[:1] == ["Z"]
