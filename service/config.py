@@ -111,12 +111,12 @@ class McpSettings(BaseModel):
 class FusionSettings(BaseModel):
     """retrieve_context's fused relevance (docs/search.md#fused-relevance)."""
 
-    k: int = Field(default=60, ge=1, le=1000)
+    k: int = Field(default=10, ge=1, le=1000)
     vector: float = Field(default=1.0, ge=0.0)
-    keyword: float = Field(default=1.0, ge=0.0)
+    keyword: float = Field(default=0.5, ge=0.0)
     kv: float = Field(default=1.0, ge=0.0)
     vector_context: float = Field(default=1.0, ge=0.0)
-    keyword_context: float = Field(default=1.0, ge=0.0)
+    keyword_context: float = Field(default=0.5, ge=0.0)
     graph: float = Field(default=0.5, ge=0.0)
     fetch: int = Field(default=50, ge=1, le=1000)
     graph_seeds: int = Field(default=5, ge=0, le=100)
