@@ -4,6 +4,7 @@ whatever answers on the configured URL, else a daemon started here in the backgr
 from __future__ import annotations
 
 import logging
+import re
 import subprocess
 import sys
 import time
@@ -16,6 +17,8 @@ from service.daemon import discovery, lock
 
 log = logging.getLogger(__name__)
 LOG_FILE = Path("logs") / "daemon.log"
+# A log line that says why start-up failed: uvicorn's ERROR lines, an exception's last line.
+_ERROR_LINE = re.compile(r"^ERROR:|\b\w*(Error|Exception|Unavailable): ")
 # Beyond Neo4j's own start-up budget: imports, the embedding model, Qdrant, start-up reconcile.
 START_SLACK_S = 60.0
 
@@ -63,14 +66,17 @@ def find_server(settings: Settings) -> str | None:
 def ensure_server(settings: Settings) -> str:
     """A running server's base URL: found, or started here (detached) and waited for."""
     deadline = time.monotonic() + settings.neo4j.startup_timeout_s + START_SLACK_S
+    log_path = settings.data_dir / LOG_FILE
     child: subprocess.Popen[bytes] | None = None
+    logged = 0
     while (url := find_server(settings)) is None:
         owner = lock.holder(settings.data_dir)
         if owner is not None and owner.command != "serve":
             raise DaemonError(lock.busy_message(settings.data_dir, owner))
         if owner is None and (child is None or child.poll() is not None):
             if child is not None and child.returncode != lock.BUSY_EXIT:
-                raise DaemonError(_failed(settings.data_dir, child.returncode))
+                raise DaemonError(start_failure(log_path, logged, child.returncode))
+            logged = log_path.stat().st_size if log_path.exists() else 0
             child = start_daemon(settings)
         if time.monotonic() > deadline:
             raise DaemonError(
@@ -95,11 +101,15 @@ def start_daemon(settings: Settings) -> subprocess.Popen[bytes]:
         )
 
 
-def _failed(data_dir: Path, status: int) -> str:
-    log_path = data_dir / LOG_FILE
+def start_failure(log_path: Path, offset: int, status: int) -> str:
+    """One line on a daemon that could not start: its last error line since `offset`."""
     try:
-        lines = [line for line in log_path.read_text(errors="replace").splitlines() if line]
+        with log_path.open("rb") as log_file:
+            log_file.seek(offset)
+            lines = log_file.read().decode(errors="replace").splitlines()
     except OSError:
         lines = []
-    last = f": {lines[-1].strip()}" if lines else ""
-    return f"mnemograph: the daemon exited with status {status}{last} (log: {log_path})"
+    errors = [line for line in lines if _ERROR_LINE.search(line) and "startup failed" not in line]
+    last = (errors or [line for line in lines if line.strip()] or [""])[-1].strip()
+    reason = f": {last}" if last else ""
+    return f"mnemograph: the daemon exited with status {status}{reason} (log: {log_path})"
