@@ -73,6 +73,7 @@ class EdgeVectorStore:
 
     async def open(self) -> None:
         self._shard = await asyncio.to_thread(self._open_shard)
+        self._flush_error, self._dirty = None, False
         info = self._shard.info()
         self._unindexed = info.points_count - info.indexed_vectors_count
         self._indexer = asyncio.create_task(self._index_when_idle(), name="edge-hnsw-indexer")
