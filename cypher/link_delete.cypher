@@ -1,5 +1,11 @@
+// Remove one LINK edge; the namespace's link counter follows.
 MATCH (source:Memory {id: $source_id})-[r:LINK {type: $type}]->(target:Memory {id: $target_id})
 DELETE r
 SET source.context_state = 'pending', source.context_seq = coalesce(source.context_seq, 0) + 1,
     target.context_state = 'pending', target.context_seq = coalesce(target.context_seq, 0) + 1
-RETURN count(*) AS removed
+WITH source, count(*) AS removed
+CALL (source, removed) {
+  MERGE (s:NamespaceStats {namespace: source.namespace})
+  SET s.links = coalesce(s.links, 0) - removed
+}
+RETURN removed

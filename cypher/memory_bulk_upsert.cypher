@@ -3,6 +3,7 @@ UNWIND $rows AS row
 MERGE (m:Memory {namespace: $namespace, key: row.key})
 ON CREATE SET m.id = row.id, m.created_at = row.created_at, m.accessed_at = row.created_at,
               m.access_count = 0
+WITH m, row, m.size_bytes IS NULL AS created, coalesce(m.size_bytes, 0) AS old_size
 SET m.type = row.type,
     m.title = row.title,
     m.summary = row.summary,
@@ -18,4 +19,11 @@ SET m.type = row.type,
     m.context_state = 'pending',
     m.context_seq = coalesce(m.context_seq, 0) + 1,
     m.content_hash = row.content_hash
+WITH m, row, created, old_size
+CALL (m, created, old_size) {
+  MERGE (s:NamespaceStats {namespace: $namespace})
+  SET s.memories = coalesce(s.memories, 0) + CASE WHEN created THEN 1 ELSE 0 END,
+      s.size_bytes = coalesce(s.size_bytes, 0) + m.size_bytes - old_size,
+      s.links = coalesce(s.links, 0)
+}
 RETURN row.key AS key, m.id AS id, m.created_at.epochMillis AS created_ms

@@ -1,10 +1,25 @@
-// Delete memories with their links and leave a tombstone for their vectors.
-UNWIND $ids AS id
-MATCH (m:Memory {id: id})
-WHERE m.namespace = $namespace
+// Delete memories with their links and leave a tombstone for their vectors; the namespace's
+// counters lose their sizes and links. Each row: id, key, size_bytes and (repeated) the number
+// of links removed with the whole set.
+MATCH (m:Memory)
+WHERE m.id IN $ids AND m.namespace = $namespace
+WITH collect(m) AS doomed
+CALL (doomed) {
+  UNWIND doomed AS m
+  OPTIONAL MATCH (m)-[r:LINK]-()
+  RETURN count(DISTINCT r) AS links
+}
+CALL (doomed, links) {
+  WITH doomed, links WHERE size(doomed) > 0
+  MERGE (s:NamespaceStats {namespace: $namespace})
+  SET s.memories = coalesce(s.memories, 0) - size(doomed),
+      s.size_bytes = coalesce(s.size_bytes, 0) - reduce(b = 0, x IN doomed | b + coalesce(x.size_bytes, 0)),
+      s.links = coalesce(s.links, 0) - links
+}
+UNWIND doomed AS m
 MERGE (t:VectorTombstone {id: m.id})
 SET t.namespace = m.namespace, t.created_at = $now
-WITH m, m.id AS id, m.key AS key
+WITH m, m.id AS id, m.key AS key, coalesce(m.size_bytes, 0) AS size_bytes, links
 CALL (m) {
   OPTIONAL MATCH (m)-[:LINK]-(n:Memory)
   WHERE n.id <> m.id
@@ -12,4 +27,4 @@ CALL (m) {
     SET x.context_state = 'pending', x.context_seq = coalesce(x.context_seq, 0) + 1)
 }
 DETACH DELETE m
-RETURN id, key
+RETURN id, key, size_bytes, links

@@ -2,7 +2,8 @@
 // context_state until the context indexer has refreshed its graph-contextual text.
 MERGE (m:Memory {id: $id})
 ON CREATE SET m.created_at = $created_at, m.accessed_at = $created_at, m.access_count = 0
-WITH m, coalesce(m.content_hash, '') <> $content_hash AS changed
+WITH m, coalesce(m.content_hash, '') <> $content_hash AS changed,
+     m.size_bytes IS NULL AS created, coalesce(m.size_bytes, 0) AS old_size
 SET m.namespace = $namespace,
     m.key = $key,
     m.type = $type,
@@ -18,13 +19,22 @@ SET m.namespace = $namespace,
     m.updated_at = $now,
     m.vector_state = CASE WHEN m.content_hash = $content_hash AND m.vector_state = 'ok' THEN 'ok' ELSE 'pending' END,
     m.content_hash = $content_hash
+// The namespace's counters (memory_stats): one more memory, or the size difference.
+WITH m, changed, created, old_size
+CALL (m, created, old_size) {
+  MERGE (s:NamespaceStats {namespace: m.namespace})
+  SET s.memories = coalesce(s.memories, 0) + CASE WHEN created THEN 1 ELSE 0 END,
+      s.size_bytes = coalesce(s.size_bytes, 0) + m.size_bytes - old_size,
+      s.links = coalesce(s.links, 0)
+  RETURN s.size_bytes + 64 * s.links AS db_size_bytes
+}
 // A changed text changes its own context and its neighbours'.
-WITH m, changed
+WITH m, changed, db_size_bytes
 OPTIONAL MATCH (m)-[:LINK]-(n:Memory)
 WHERE changed
 FOREACH (x IN CASE WHEN changed THEN [m] ELSE [] END |
   SET x.context_state = 'pending', x.context_seq = coalesce(x.context_seq, 0) + 1)
 FOREACH (x IN CASE WHEN n IS NULL THEN [] ELSE [n] END |
   SET x.context_state = 'pending', x.context_seq = coalesce(x.context_seq, 0) + 1)
-WITH m, count(n) AS neighbours
-RETURN m.vector_state = 'pending' AS vector_pending
+WITH m, db_size_bytes, count(n) AS neighbours
+RETURN m.vector_state = 'pending' AS vector_pending, db_size_bytes

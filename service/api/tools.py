@@ -97,13 +97,46 @@ TOOLS: dict[str, ToolSpec] = {
             list_fields=("results",),
             read_only=True,
         ),
+        ToolSpec(
+            "memory_timeline",
+            "GET",
+            "/v1/memories/{ref}/timeline",
+            "Chronological context around one memory (id or key): up to `window` memories "
+            "saved before it and `window` after it, oldest first, each with `position` "
+            "(before, anchor, after) and `distanceFromAnchor` in steps.",
+            list_fields=("timeline",),
+            read_only=True,
+        ),
+        ToolSpec(
+            "memory_stats",
+            "GET",
+            "/v1/stats",
+            "Size and health of the memory store: logical size against the budget, counts of "
+            "memories, links and sessions, oldest and newest memory, and index health.",
+            read_only=True,
+        ),
+        ToolSpec(
+            "memory_cleanup",
+            "POST",
+            "/v1/cleanup",
+            "Evict least recently used memories (protected types never) down to 85% of the "
+            "size budget: when over it, or always with `force`; `dry_run` only reports.",
+            list_fields=("evictedIds",),
+            destructive=True,
+        ),
     )
 }
 
 
+# HTTP-only routes (no tool twin) whose failure envelope carries list fields empty.
+BATCH_PATH = "/v1/memories/batch"
+HTTP_LIST_FIELDS: dict[str, tuple[str, ...]] = {BATCH_PATH: ("results",)}
+
+
 def list_fields_for_path(path: str) -> tuple[str, ...]:
-    """The list fields of the tool whose HTTP twin serves `path` (for error envelopes)."""
+    """The list fields of the tool whose HTTP twin serves `path`, or of an HTTP-only route
+    (for error envelopes)."""
     for spec in TOOLS.values():
         if spec.list_fields and "{" not in spec.path and path == spec.path:
             return spec.list_fields
-    return ()
+    return HTTP_LIST_FIELDS.get(path, ())

@@ -20,6 +20,7 @@ from service.core.errors import (
     MemoryDisabled,
     NotFound,
 )
+from service.core.lifecycle import Lifecycle, remove_memories
 from service.core.models import (
     LinkSpec,
     SaveInput,
@@ -81,6 +82,7 @@ class MemoryService:
         self.vectors = vectors
         self.embedder = embedder
         self.context_vectors = context_vectors
+        self.lifecycle = Lifecycle(settings, graph, vectors, context_vectors, self.hydrate)
 
     def require_enabled(self) -> None:
         if not self.settings.memory.enabled:
@@ -98,7 +100,7 @@ class MemoryService:
         for _ in range(3):
             plan = await self._plan_save(namespace, data)
             try:
-                pending, vector = await self._write_and_embed(namespace, data.links, plan)
+                pending, vector, size = await self._write_and_embed(namespace, data.links, plan)
             except _Replan:
                 continue
             if pending:
@@ -113,12 +115,14 @@ class MemoryService:
                 )
             else:
                 memories = await self._hydrate(namespace, [plan.id], sort=True)
+            if size > self.settings.memory.max_size_bytes:  # over budget: LRU down to 85%
+                await self.lifecycle.cleanup(namespace, keep=[plan.id])
             return {"success": True, "memory": memories[0], "created": plan.created}
         raise Conflict("The memory changed concurrently three times in a row; retry the save")
 
     async def _write_and_embed(
         self, namespace: str, links: Sequence[LinkSpec], plan: SavePlan
-    ) -> tuple[bool, Vectors | None]:
+    ) -> tuple[bool, Vectors | None, int]:
         """The Neo4j transaction and the embedding of changed text, concurrently; the first
         failure of either is raised as itself."""
         changed = plan.hash != plan.fields.get("previous_hash")
@@ -132,7 +136,8 @@ class MemoryService:
                 )
         except ExceptionGroup as failed:
             raise failed.exceptions[0] from None
-        return writing.result(), embedding.result() if embedding else None
+        pending, size = writing.result()
+        return pending, embedding.result() if embedding else None, size
 
     async def update(self, namespace: str, ref: str, changes: UpdateInput) -> SaveResult:
         """Partial update of one memory (id or key): unset fields keep their values; a new
@@ -205,7 +210,7 @@ class MemoryService:
 
     async def _write_save(
         self, tx: Tx, namespace: str, links: Sequence[LinkSpec], plan: SavePlan
-    ) -> bool:
+    ) -> tuple[bool, int]:
         found = await tx.run("memory_find_for_save", id=plan.id, namespace=namespace, key=plan.key)
         by_id, by_key = found[0]["by_id"], found[0]["by_key"]
         if (by_id is None) != plan.created or (
@@ -234,7 +239,7 @@ class MemoryService:
                 now=now_utc(),
                 links=link_rows([(targets[link.target], link) for link in links]),
             )
-        return bool(rows[0]["vector_pending"])
+        return bool(rows[0]["vector_pending"]), int(rows[0]["db_size_bytes"])
 
     # -- get ------------------------------------------------------------------------------
 
@@ -350,14 +355,10 @@ class MemoryService:
         """Delete memories with their links and vectors; unknown refs are reported missing."""
         self.require_enabled()
         wanted, missing = await self._asked(namespace, ids, keys)
-        rows = await self.graph.write(
-            "memory_delete", ids=wanted, namespace=namespace, now=now_utc()
+        rows = await remove_memories(
+            self.graph, self.vectors, self.context_vectors, namespace, wanted
         )
         deleted = [row["id"] for row in rows]
-        await self.vectors.delete(deleted)
-        if self.context_vectors is not None:
-            await self.context_vectors.delete(deleted)
-        await self.graph.write("tombstones_clear", ids=deleted)
         return {"success": True, "deleted": len(deleted), "missing": missing}
 
 

@@ -124,3 +124,42 @@ class ContextResult(TypedDict):
     sort_by: str
     message: str
     warnings: list[str]
+
+
+class TimelineItem(TypedDict):
+    id: str
+    key: str
+    title: str
+    summary: str
+    type: str
+    createdAt: str | None
+    position: str
+    distanceFromAnchor: int
+    links: list[LinkView]
+
+
+class TimelineResult(TypedDict):
+    success: bool
+    anchor: str
+    timeline: list[TimelineItem]
+
+
+class StatsResult(TypedDict):
+    success: bool
+    dbSizeBytes: int
+    memoryCount: int
+    linkCount: int
+    sessionCount: int
+    oldestMemory: str | None
+    newestMemory: str | None
+    maxSizeBytes: int
+    usagePercent: float
+    indexHealth: str
+    indexDetails: dict[str, Any]
+
+
+class CleanupResult(TypedDict):
+    success: bool
+    evictedCount: int
+    freedBytes: int
+    evictedIds: list[str]

@@ -12,7 +12,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import ValidationError
 
-from service.api.mcp import memories, retrieve, search
+from service.api.mcp import lifecycle, memories, retrieve, search
 from service.api.mcp.session import ToolSession, tool_result
 from service.api.tools import TOOLS
 from service.app import RuntimeRef
@@ -28,7 +28,8 @@ log = logging.getLogger(__name__)
 INSTRUCTIONS = (
     "Mnemograph stores memories (notes, decisions, designs, traces) with weighted links "
     "between them. Save with memory_save, fetch with memory_get, connect with memory_link, "
-    "recall with retrieve_context."
+    "recall with retrieve_context; memory_timeline, memory_stats and memory_cleanup look after "
+    "the store."
 )
 
 
@@ -73,6 +74,7 @@ def build_mcp_server(
     session = ToolSession(ref)
     memories.register(server, session, prefix)
     retrieve.register(server, session, prefix)
+    lifecycle.register(server, session, prefix)
     if search_enabled:
         search.register(server, session, prefix)
     return server

@@ -1,0 +1,81 @@
+"""HTTP routes of a namespace's lifecycle: the timeline around a memory, stats and cleanup
+(the twins of memory_timeline, memory_stats and memory_cleanup)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict
+
+from service.api.http.deps import (
+    NamespaceQuery,
+    PrincipalDep,
+    RefPath,
+    RuntimeDep,
+    SortLinksQuery,
+)
+from service.api.tools import TOOLS
+from service.core.lifecycle import (
+    WINDOW_DESCRIPTION,
+    DryRunParam,
+    ForceParam,
+    Window,
+)
+from service.core.sorting import parse_sort_links
+
+router = APIRouter(tags=["lifecycle"])
+
+
+class CleanupBody(BaseModel):
+    """memory_cleanup's parameters (an empty body or none at all means the defaults)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    force: ForceParam = False
+    dry_run: DryRunParam = False
+
+
+@router.get(TOOLS["memory_timeline"].path, description=TOOLS["memory_timeline"].description)
+async def timeline(
+    ref: RefPath,
+    rt: RuntimeDep,
+    who: PrincipalDep,
+    window: Annotated[Window, Query(description=WINDOW_DESCRIPTION)] = 5,
+    sortLinks: SortLinksQuery = None,
+    namespace: NamespaceQuery = None,
+) -> JSONResponse:
+    """memory_timeline around one id or key (404 when it does not exist)."""
+    who.require("reader")
+    rt.memories.require_enabled()
+    sort = parse_sort_links(sortLinks)
+    result = await rt.memories.lifecycle.timeline(who.namespace_for(namespace), ref, window, sort)
+    return JSONResponse(result)
+
+
+@router.get(TOOLS["memory_stats"].path, description=TOOLS["memory_stats"].description)
+async def stats(
+    rt: RuntimeDep, who: PrincipalDep, namespace: NamespaceQuery = None
+) -> JSONResponse:
+    """memory_stats of the caller's namespace."""
+    who.require("reader")
+    rt.memories.require_enabled()
+    return JSONResponse(await rt.memories.lifecycle.stats(who.namespace_for(namespace)))
+
+
+@router.post(TOOLS["memory_cleanup"].path, description=TOOLS["memory_cleanup"].description)
+async def cleanup(
+    rt: RuntimeDep,
+    who: PrincipalDep,
+    body: CleanupBody | None = None,
+    namespace: NamespaceQuery = None,
+) -> JSONResponse:
+    """memory_cleanup (body `{force, dry_run}`, both optional)."""
+    who.require("writer")
+    rt.memories.require_enabled()
+    params = body or CleanupBody()
+    result = await rt.memories.lifecycle.cleanup(
+        who.namespace_for(namespace), force=params.force, dry_run=params.dry_run
+    )
+    return JSONResponse(result)

@@ -1,0 +1,270 @@
+"""The lifecycle of a namespace: its timeline, its statistics (from maintained counters), and
+LRU cleanup within `memory.max_size_bytes`; also the one way memories are removed."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from service.config import Settings
+from service.core.errors import InvalidParameter, NotFound
+from service.core.models import iso_ms, now_utc
+from service.core.results import (
+    CleanupResult,
+    MemoryView,
+    StatsResult,
+    TimelineItem,
+    TimelineResult,
+)
+from service.stores.graph_store import GraphStore, Row
+from service.stores.vector_store import VectorStore
+
+LINK_BYTES = 64  # docs/contract.md §4 memory_stats: each link's share of dbSizeBytes
+LOW_WATERMARK = 0.85  # cleanup evicts down to this share of max_size_bytes
+PAGE = 500
+FULLTEXT_INDEX = "memory_fulltext"
+_EPOCH = datetime(1, 1, 1, tzinfo=UTC)
+
+Window = Annotated[int, Field(ge=1, le=50)]
+WINDOW_DESCRIPTION = "Memories to show on each side of the anchor (1–50)."
+FORCE_DESCRIPTION = "Evict down to 85% of the budget even when under it."
+DRY_RUN_DESCRIPTION = "Report what would be evicted without deleting anything."
+WindowParam = Annotated[Window, Field(description=WINDOW_DESCRIPTION)]
+ForceParam = Annotated[bool, Field(description=FORCE_DESCRIPTION)]
+DryRunParam = Annotated[bool, Field(description=DRY_RUN_DESCRIPTION)]
+AnchorParam = Annotated[str, Field(min_length=1, description="The anchor memory's id or key.")]
+
+Hydrate = Callable[[str, Sequence[str], bool], Awaitable[dict[str, MemoryView]]]
+
+
+async def remove_memories(
+    graph: GraphStore,
+    vectors: VectorStore,
+    context_vectors: VectorStore | None,
+    namespace: str,
+    ids: Sequence[str],
+) -> list[Row]:
+    """Delete memories (links, both vectors, counters; neighbours' context marked pending).
+    Rows: `id, key, size_bytes` and `links`, the links removed with the whole set."""
+    rows = await graph.write("memory_delete", ids=list(ids), namespace=namespace, now=now_utc())
+    deleted = [row["id"] for row in rows]
+    await vectors.delete(deleted)
+    if context_vectors is not None:
+        await context_vectors.delete(deleted)
+    await graph.write("tombstones_clear", ids=deleted)
+    return rows
+
+
+def freed_bytes(rows: Sequence[Row]) -> int:
+    """What a `remove_memories` call freed, in dbSizeBytes."""
+    return sum(int(row["size_bytes"]) for row in rows) + LINK_BYTES * int(
+        rows[0]["links"] if rows else 0
+    )
+
+
+def index_health(memories: int, vectors: int, fulltext_state: str) -> str:
+    """good (counts equal, fulltext ONLINE) | degraded (< 10% off) | needs-rebuild."""
+    if fulltext_state not in ("ONLINE", "POPULATING"):
+        return "needs-rebuild"
+    if memories == vectors and fulltext_state == "ONLINE":
+        return "good"
+    if abs(memories - vectors) < 0.1 * max(memories, 1):
+        return "degraded"
+    return "needs-rebuild"
+
+
+def timeline_items(
+    anchor: str, before: Sequence[str], after: Sequence[str], views: dict[str, MemoryView]
+) -> list[TimelineItem]:
+    """Oldest first: `before` (nearest first, as stored) reversed, the anchor, then `after`."""
+    placed = [
+        *((memory_id, "before", len(before) - i) for i, memory_id in enumerate(reversed(before))),
+        (anchor, "anchor", 0),
+        *((memory_id, "after", i + 1) for i, memory_id in enumerate(after)),
+    ]
+    items: list[TimelineItem] = []
+    for memory_id, position, distance in placed:
+        view = views.get(memory_id)
+        if view is None:  # deleted between the two reads
+            continue
+        items.append(
+            {
+                "id": view["id"],
+                "key": view["key"],
+                "title": view["title"],
+                "summary": view["summary"],
+                "type": view["type"],
+                "createdAt": view["created_at"],
+                "position": position,
+                "distanceFromAnchor": distance,
+                "links": view["links"],
+            }
+        )
+    return items
+
+
+class Lifecycle:
+    """Timeline, stats and cleanup of one namespace at a time."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        graph: GraphStore,
+        vectors: VectorStore,
+        context_vectors: VectorStore | None,
+        hydrate: Hydrate,
+    ) -> None:
+        self.settings = settings
+        self.graph = graph
+        self.vectors = vectors
+        self.context_vectors = context_vectors
+        self._hydrate = hydrate
+
+    async def timeline(
+        self, namespace: str, ref: str, window: int = 5, sort: bool = True
+    ) -> TimelineResult:
+        """Up to `window` memories before and after the anchor (id or key), oldest first."""
+        if not 1 <= window <= 50:
+            raise InvalidParameter(f"Invalid window value: {window}. Must be between 1 and 50")
+        resolved = await self.graph.read(
+            "memory_resolve_refs", ids=[ref], keys=[ref], namespace=namespace
+        )
+        anchors = [row["id"] for row in resolved if row["ref"] == ref]
+        rows = (
+            await self.graph.read(
+                "memory_timeline", anchor_id=anchors[0], namespace=namespace, window=window
+            )
+            if anchors
+            else []
+        )
+        if not rows:
+            raise NotFound(f"Memory not found: {ref}")
+        anchor, before, after = rows[0]["anchor"], rows[0]["before"], rows[0]["after"]
+        views = await self._hydrate(namespace, [*before, anchor, *after], sort)
+        if anchor not in views:
+            raise NotFound(f"Memory not found: {ref}")
+        return {
+            "success": True,
+            "anchor": anchor,
+            "timeline": timeline_items(anchor, before, after, views),
+        }
+
+    async def stats(self, namespace: str) -> StatsResult:
+        """Every memory_stats figure from counters and index seeks (no scan of memories)."""
+        rows, vector_count, states = await asyncio.gather(
+            self.graph.read("namespace_stats", namespace=namespace),
+            self.vectors.count(namespace),
+            self.graph.index_states(),
+        )
+        row = rows[0]
+        memories, links = int(row["memories"]), int(row["links"])
+        size = int(row["size_bytes"]) + LINK_BYTES * links
+        limit = self.settings.memory.max_size_bytes
+        fulltext = states.get(FULLTEXT_INDEX, "MISSING")
+        return {
+            "success": True,
+            "dbSizeBytes": size,
+            "memoryCount": memories,
+            "linkCount": links,
+            "sessionCount": int(row["sessions"]),
+            "oldestMemory": iso_ms(row["oldest"]),
+            "newestMemory": iso_ms(row["newest"]),
+            "maxSizeBytes": limit,
+            "usagePercent": min(100.0, round(size * 100 / limit, 2)),
+            "indexHealth": index_health(memories, vector_count, fulltext),
+            "indexDetails": {
+                "memoryCount": memories,
+                "vectorCount": vector_count,
+                "missingVectors": memories - vector_count,
+                "vectorEngine": self.vectors.engine,
+                "fulltextIndex": FULLTEXT_INDEX,
+                "fulltextState": fulltext,
+            },
+        }
+
+    async def cleanup(
+        self,
+        namespace: str,
+        force: bool = False,
+        dry_run: bool = False,
+        keep: Sequence[str] = (),
+    ) -> CleanupResult:
+        """LRU eviction (accessed_at, then created_at) down to 85% of the budget, when over
+        it or when forced; protected types and `keep` are never evicted."""
+        rows = await self.graph.read("namespace_stats", namespace=namespace)
+        size = int(rows[0]["size_bytes"]) + LINK_BYTES * int(rows[0]["links"])
+        limit = self.settings.memory.max_size_bytes
+        target = int(limit * LOW_WATERMARK)
+        if size <= target or (size <= limit and not force):
+            return {"success": True, "evictedCount": 0, "freedBytes": 0, "evictedIds": []}
+        chosen, planned = await self._choose(namespace, size - target, keep)
+        if dry_run:
+            return {
+                "success": True,
+                "evictedCount": len(chosen),
+                "freedBytes": planned,
+                "evictedIds": chosen,
+            }
+        freed, evicted = 0, list[str]()
+        for start in range(0, len(chosen), PAGE):
+            removed = await remove_memories(
+                self.graph,
+                self.vectors,
+                self.context_vectors,
+                namespace,
+                chosen[start : start + PAGE],
+            )
+            freed += freed_bytes(removed)
+            evicted.extend(row["id"] for row in removed)
+        order = {memory_id: i for i, memory_id in enumerate(chosen)}
+        evicted.sort(key=order.__getitem__)
+        return {
+            "success": True,
+            "evictedCount": len(evicted),
+            "freedBytes": freed,
+            "evictedIds": evicted,
+        }
+
+    async def _choose(
+        self, namespace: str, needed: int, keep: Sequence[str]
+    ) -> tuple[list[str], int]:
+        """The LRU prefix of evictable memories that frees at least `needed` bytes (or all of
+        them), and the bytes it frees (each link counted once)."""
+        chosen: list[str] = []
+        taken: set[str] = set()
+        freed = 0
+        cursor: dict[str, Any] = {
+            "after_accessed": _EPOCH,
+            "after_created": _EPOCH,
+            "after_id": "",
+        }
+        protected = list(self.settings.memory.protected_types)
+        while freed < needed:
+            rows = await self.graph.read(
+                "cleanup_candidates",
+                namespace=namespace,
+                protected=protected,
+                keep=list(keep),
+                limit=PAGE,
+                **cursor,
+            )
+            for row in rows:
+                links = sum(1 for other in row["others"] if other not in taken)
+                freed += int(row["size_bytes"]) + LINK_BYTES * links
+                chosen.append(row["id"])
+                taken.add(row["id"])
+                if freed >= needed:
+                    break
+            if len(rows) < PAGE:
+                break
+            last = rows[-1]
+            cursor = {
+                "after_accessed": last["accessed_at"],
+                "after_created": last["created_at"],
+                "after_id": last["id"],
+            }
+        return chosen, freed
