@@ -98,7 +98,7 @@ class ContextRetriever:
     ) -> dict[str, list[Hit]]:
         """The mode's channels concurrently; a failing backend is skipped with a warning."""
         fetch = self.settings.search.fusion.fetch
-        lucene = free_text_query(query)
+        lucene = free_text_query(query, drop_question_words=True)
         context = self.channels.context_vectors
         runners: dict[str, Runner] = {
             "vector": lambda: self.channels.vector(namespace, query, flt, fetch),

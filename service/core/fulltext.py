@@ -56,9 +56,27 @@ def keywords_query(keywords: Sequence[str], operator: str) -> str:
     return f" {operator} ".join(quote_term(keyword) for keyword in keywords)
 
 
-def free_text_query(text: str) -> str | None:
-    """A free-text query as OR of its quoted words; None when it has no word at all."""
-    words = list(dict.fromkeys(_WORD.findall(text)))[:MAX_KEYWORDS]
+# Words of questions and small talk that carry no topic: "when did Ana start painting?" should
+# match on "Ana", "start" and "painting", not on every turn that says "did" (measured on the
+# conversation benchmark). Lucene's own English stop words are dropped by the analyzer.
+QUESTION_WORDS = frozenset(
+    """what when where which who whom whose why how did do does doing done has have having had
+    was were is are am be been being would could should can may might will shall must i me my
+    mine you your yours he him his she her hers we us our ours they them their theirs its
+    about any some anything something ever also just really very much many more most so than
+    too tell say said know think like get got go going went make made one ones thing things
+    kind sort way lot""".split()
+)
+
+
+def free_text_query(text: str, drop_question_words: bool = False) -> str | None:
+    """A free-text query as OR of its quoted words; None when it has no word at all. With
+    `drop_question_words`, words of QUESTION_WORDS go unless nothing else is left."""
+    words = list(dict.fromkeys(_WORD.findall(text)))
+    if drop_question_words:
+        topical = [word for word in words if word.lower() not in QUESTION_WORDS]
+        words = topical or words
+    words = words[:MAX_KEYWORDS]
     return " OR ".join(quote_term(word) for word in words) if words else None
 
 

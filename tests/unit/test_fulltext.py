@@ -77,3 +77,15 @@ def test_excerpt_prefers_the_window_with_most_matches() -> None:
     result = excerpt(text, ["beta", "gamma"], max_chars=120)
     assert result.count("<mark>") == 4
     assert "alpha" not in result
+
+
+def test_question_words_are_dropped_from_recall_queries_unless_nothing_is_left() -> None:
+    assert free_text_query("When did Ana start painting?", drop_question_words=True) == (
+        '"Ana" OR "start" OR "painting"'
+    )
+    assert free_text_query("what did you do", drop_question_words=True) == (
+        '"what" OR "did" OR "you" OR "do"'
+    )
+    assert free_text_query("When did Ana start painting?") == (
+        '"When" OR "did" OR "Ana" OR "start" OR "painting"'
+    )

@@ -1,0 +1,264 @@
+"""Retrieval quality on long multi-session conversations, measured through the HTTP API.
+Owns ingestion (one turn per POST, linked to the previous turn), the per-mode runs and the report.
+
+Run: `python -m bench.bench_conversation_quality [--conversations N] [--turns N]
+[--split tune|heldout|all]`. Tune on `tune`; `heldout` is the half nobody tunes on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+from fastapi import FastAPI
+
+from bench.common import RESULTS, local_neo4j, summary
+from bench.conversation_facts import QTYPES
+from bench.conversations import SEED, Dataset, Question, Turn, generate, iter_split
+from service.config import Neo4jSettings, Settings, load_settings
+
+MODES: tuple[str, ...] = ("vector", "keyword", "kv", "graph", "hybrid")
+RRF_ROW = "rrf(bm25,vector)"
+RRF_K = 60
+KS = (5, 10, 20)
+LIMIT = 20
+RRF_FETCH = 50
+PROGRESS_EVERY = 250
+DEFAULTS = {"conversations": 10, "turns": 300}
+
+Ranks = dict[str, list[str]]
+
+
+def _create_app(settings: Settings) -> FastAPI:
+    """The service's ASGI app: the one place that knows where its factory lives."""
+    from service.api.http.app import create_app
+
+    return create_app(settings)
+
+
+def metrics(ranked: Sequence[str], relevant: Iterable[str]) -> dict[str, float]:
+    """recall@5/10/20 (share of answering turns in the top k), hit@10 and reciprocal rank."""
+    wanted = set(relevant)
+    scores = {f"recall@{k}": len(wanted & set(ranked[:k])) / len(wanted) for k in KS}
+    scores["hit@10"] = 1.0 if wanted & set(ranked[:10]) else 0.0
+    first = next((i for i, key in enumerate(ranked[:LIMIT], 1) if key in wanted), None)
+    scores["mrr"] = 1 / first if first else 0.0
+    return scores
+
+
+def rrf(*rankings: Sequence[str], k: int = RRF_K) -> list[str]:
+    """Textbook reciprocal rank fusion: sum of 1/(k + rank), ranks from 1; ties by key."""
+    fused: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, key in enumerate(ranking, 1):
+            fused[key] = fused.get(key, 0.0) + 1 / (k + rank)
+    return sorted(fused, key=lambda key: (-fused[key], key))
+
+
+async def ingest(client: httpx.AsyncClient, turns: Sequence[Turn]) -> float:
+    """POST every turn as an agent would, in order; returns the seconds it took."""
+    started = time.perf_counter()
+    for done, turn in enumerate(turns, 1):
+        response = await client.post("/v1/memories", json=turn.body())
+        if response.status_code not in (200, 201):
+            raise RuntimeError(f"saving {turn.key} failed: {response.text}")
+        if done % PROGRESS_EVERY == 0 or done == len(turns):
+            rate = done / (time.perf_counter() - started)
+            print(f"ingested {done}/{len(turns)} turns ({rate:.1f}/s)", file=sys.stderr)
+    return time.perf_counter() - started
+
+
+async def retrieve(
+    client: httpx.AsyncClient, query: str, mode: str, limit: int
+) -> tuple[list[str], float]:
+    """Ranked keys of one retrieve_context call and its latency in ms."""
+    body = {"query": query, "search_mode": mode, "sort_by": "relevance", "limit": limit}
+    started = time.perf_counter()
+    response = await client.post("/v1/retrieve", json=body)
+    elapsed = (time.perf_counter() - started) * 1000
+    if response.status_code != 200:
+        raise RuntimeError(f"retrieve ({mode}) failed: {response.text}")
+    return [item["key"] for item in response.json()["results"]], elapsed
+
+
+async def rank_all(
+    client: httpx.AsyncClient, questions: Sequence[Question]
+) -> tuple[dict[str, Ranks], dict[str, list[float]]]:
+    """Per question, the ranked keys of every mode and of the RRF row; latencies per mode."""
+    ranks: dict[str, Ranks] = {}
+    latency: dict[str, list[float]] = {mode: [] for mode in MODES}
+    for done, question in enumerate(questions, 1):
+        row: Ranks = {}
+        for mode in MODES:
+            row[mode], elapsed = await retrieve(client, question.text, mode, LIMIT)
+            latency[mode].append(elapsed)
+        keyword, _ = await retrieve(client, question.text, "keyword", RRF_FETCH)
+        vector, _ = await retrieve(client, question.text, "vector", RRF_FETCH)
+        row[RRF_ROW] = rrf(keyword, vector)[:LIMIT]
+        ranks[question.qid] = row
+        if done % 100 == 0:
+            print(f"asked {done}/{len(questions)} questions", file=sys.stderr)
+    return ranks, latency
+
+
+def mean(rows: Sequence[dict[str, float]]) -> dict[str, float]:
+    names = [*(f"recall@{k}" for k in KS), "hit@10", "mrr"]
+    return {name: round(sum(row[name] for row in rows) / max(1, len(rows)), 3) for name in names}
+
+
+def aggregate(questions: Sequence[Question], ranks: dict[str, Ranks]) -> dict[str, Any]:
+    """Mean metrics per row (modes and RRF), overall and per question type."""
+    report: dict[str, Any] = {
+        "questions": len(questions),
+        "by_type_count": {t: sum(q.qtype == t for q in questions) for t in QTYPES},
+    }
+    for row in (*MODES, RRF_ROW):
+        scored = [(q.qtype, metrics(ranks[q.qid][row], q.keys)) for q in questions]
+        report[row] = {
+            "overall": mean([s for _, s in scored]),
+            "by_type": {t: mean([s for qt, s in scored if qt == t]) for t in QTYPES},
+        }
+    return report
+
+
+def first_hits(questions: Sequence[Question], ranks: dict[str, Ranks]) -> list[dict[str, Any]]:
+    """Rank of the first answering turn per row (null when not in the top 20), per question."""
+    rows: list[dict[str, Any]] = []
+    for q in questions:
+        first: dict[str, int | None] = {}
+        for row, ranked in ranks[q.qid].items():
+            first[row] = next((i for i, key in enumerate(ranked, 1) if key in q.keys), None)
+        rows.append({"qid": q.qid, "type": q.qtype, "split": q.split, "first_hit": first})
+    return rows
+
+
+async def measure(settings: Settings, dataset: Dataset, split: str) -> dict[str, Any]:
+    """Ingest every conversation through the API, then ask the split's questions in every mode."""
+    app = _create_app(settings)
+    transport = httpx.ASGITransport(app=app)
+    questions = list(iter_split(dataset, split))
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=transport, base_url="http://bench", timeout=120) as client,
+    ):
+        seconds = await ingest(client, dataset.turns)
+        ranks, latency = await rank_all(client, questions)
+    splits = ("tune", "heldout", "all") if split == "all" else (split,)
+    return {
+        "ingest": {
+            "turns": len(dataset.turns),
+            "seconds": round(seconds, 1),
+            "turns_per_s": round(len(dataset.turns) / seconds, 1),
+        },
+        "latency_ms": {mode: summary(samples) for mode, samples in latency.items()},
+        "splits": {
+            name: aggregate([q for q in questions if name in ("all", q.split)], ranks)
+            for name in splits
+        },
+        "per_question": first_hits(questions, ranks),
+    }
+
+
+def run(conversations: int, turns: int, split: str, seed: int) -> dict[str, Any]:
+    dataset = generate(conversations, turns, seed)
+    print(
+        f"{len(dataset.turns)} turns, {len(dataset.questions)} questions "
+        f"({sum(q.split == 'tune' for q in dataset.questions)} tune)",
+        file=sys.stderr,
+    )
+    with local_neo4j() as (neo4j, folder):
+        settings = service_settings(neo4j, folder / "service")
+        results = asyncio.run(measure(settings, dataset, split))
+    config = {"conversations": conversations, "turns": turns, "seed": seed, "split": split}
+    return {"config": config, **results}
+
+
+def service_settings(neo4j: Neo4jSettings, data: Path) -> Settings:
+    return load_settings(data_dir=data, neo4j=neo4j, log_level="WARNING")
+
+
+def table(name: str, report: dict[str, Any], latency: dict[str, Any]) -> str:
+    """The split's rows as aligned text: overall metrics, then recall@10 / MRR per type."""
+    counts = " ".join(f"{t}={n}" for t, n in report["by_type_count"].items())
+    lines = [f"\n[{name}] {report['questions']} questions ({counts})"]
+    lines.append(
+        f"{'mode':<18}{'R@5':>7}{'R@10':>7}{'R@20':>7}{'hit@10':>8}{'MRR':>7}{'p50 ms':>9}"
+    )
+    for row in (*MODES, RRF_ROW):
+        m = report[row]["overall"]
+        p50 = f"{latency[row]['p50_ms']:.1f}" if row in latency else "-"
+        lines.append(
+            f"{row:<18}{m['recall@5']:>7.3f}{m['recall@10']:>7.3f}{m['recall@20']:>7.3f}"
+            f"{m['hit@10']:>8.3f}{m['mrr']:>7.3f}{p50:>9}"
+        )
+    lines.append(f"{'R@10 / MRR':<18}" + "".join(f"{t:>15}" for t in QTYPES))
+    for row in (*MODES, RRF_ROW):
+        cells = report[row]["by_type"]
+        parts = [f"{cells[t]['recall@10']:.2f} / {cells[t]['mrr']:.2f}" for t in QTYPES]
+        lines.append(f"{row:<18}" + "".join(f"{part:>15}" for part in parts))
+    return "\n".join(lines)
+
+
+def revision() -> str:
+    """The checked-out commit, `+dirty` when service/ or cypher/ differ from it."""
+    git = ["git", "-C", str(RESULTS.parent.parent)]
+    try:
+        short = [*git, "rev-parse", "--short", "HEAD"]
+        head = subprocess.run(short, capture_output=True, text=True)
+        status = [*git, "status", "--porcelain", "service", "cypher"]
+        dirty = subprocess.run(status, capture_output=True, text=True)
+    except OSError:
+        return "unknown"
+    return (head.stdout.strip() or "unknown") + ("+dirty" if dirty.stdout.strip() else "")
+
+
+def write(results: dict[str, Any]) -> Path:
+    """bench/results/conversation_quality[_<C>x<T>][_<split>].json."""
+    config = results["config"]
+    name = "conversation_quality"
+    if (config["conversations"], config["turns"]) != tuple(DEFAULTS.values()):
+        name += f"_{config['conversations']}x{config['turns']}"
+    if config["split"] != "all":
+        name += f"_{config['split']}"
+    payload = {
+        "benchmark": name,
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+        "revision": revision(),
+        **results,
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps(payload, indent=2) + "\n")
+    return path
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--conversations", type=int, default=DEFAULTS["conversations"])
+    parser.add_argument("--turns", type=int, default=DEFAULTS["turns"], help="per conversation")
+    parser.add_argument("--split", choices=("tune", "heldout", "all"), default="all")
+    parser.add_argument("--seed", type=int, default=SEED)
+    args = parser.parse_args(argv)
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request otherwise
+    results = run(args.conversations, args.turns, args.split, args.seed)
+    ingest = results["ingest"]
+    print(f"ingested {ingest['turns']} turns in {ingest['seconds']} s ({ingest['turns_per_s']}/s)")
+    for name, report in results["splits"].items():
+        print(table(name, report, results["latency_ms"]))
+    print(f"\nwritten to {write(results)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,243 @@
+"""Fusion tuning on the tune half of the conversation benchmark: the corpus is stored once, then
+each candidate setting of retrieve_context's fusion is scored in-process (never the held-out half).
+
+`python -m bench.tune_fusion [--conversations N] [--turns N]` prints recall@10, multi-hop
+recall@10 and MRR per setting of GRID (tune half), then the service's defaults on both halves
+(every mode, the textbook RRF, graph variants), and writes bench/results/fusion_tuning.json.
+The corpus is stored in-process by bulk import; bench_conversation_quality ingests over HTTP.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, cast
+
+from bench.bench_conversation_quality import mean, metrics, rrf
+from bench.common import local_neo4j, write_results
+from bench.conversations import Dataset, Question, generate, iter_split
+from service.config import FusionSettings, Settings, load_settings
+from service.core.bulk import BulkImporter
+from service.core.channels import Channels, Hit
+from service.core.context_index import ContextIndex
+from service.core.memories import MemoryService
+from service.core.models import SaveInput
+from service.core.retrieval import Retrieval
+from service.core.search_inputs import MemoryFilters, RetrieveInput, RetrieveMode
+from service.stores.embeddings import LocalMiniLM
+from service.stores.graph_store import CypherLibrary, GraphStore, Row
+from service.stores.vector_store import EdgeVectorStore, VectorStore
+
+NAMESPACE = "tune"
+GRID: dict[str, Sequence[Any]] = {
+    "k": (10, 30),
+    "vector": (1.0,),
+    "keyword": (0.25, 0.5),
+    "vector_context": (0.75, 1.0),
+    "keyword_context": (0.25, 0.5),
+    "graph": (0.0, 0.5),
+    "graph_seeds": (5,),
+}
+MODES = ("vector", "keyword", "kv", "graph", "hybrid")
+VARIANTS = {
+    "hybrid without graph evidence": {"graph": 0.0},
+    "hybrid without any graph channel": {
+        "graph": 0.0,
+        "vector_context": 0.0,
+        "keyword_context": 0.0,
+    },
+}
+
+
+class CachedChannels(Channels):
+    """Channel lookups remembered across settings: only the fusion changes between them."""
+
+    def __init__(self, channels: Channels) -> None:
+        super().__init__(
+            channels.settings,
+            MemoGraph(channels.graph),
+            channels.vectors,
+            channels.embedder,
+            channels.context_vectors,
+        )
+        self._memo: dict[tuple[Any, ...], Any] = {}
+
+    async def _remember(self, key: tuple[Any, ...], compute: Any) -> Any:
+        if key not in self._memo:
+            self._memo[key] = await compute()
+        return self._memo[key]
+
+    async def vector(self, namespace: str, query: str, flt: MemoryFilters, limit: int,
+                     store: VectorStore | None = None) -> list[Hit]:  # fmt: skip
+        key = ("vector", query, limit, store is None)
+        return await self._remember(key, lambda: super(CachedChannels, self).vector(
+            namespace, query, flt, limit, store))  # fmt: skip
+
+    async def keyword(self, namespace: str, lucene: str | None, flt: MemoryFilters, fetch: int,
+                      index_query: str = "search_fulltext") -> list[Hit]:  # fmt: skip
+        key = ("keyword", lucene, fetch, index_query)
+        return await self._remember(key, lambda: super(CachedChannels, self).keyword(
+            namespace, lucene, flt, fetch, index_query))  # fmt: skip
+
+    async def kv(self, namespace: str, query: str, flt: MemoryFilters, fetch: int) -> list[Hit]:
+        key = ("kv", query, fetch)
+        return await self._remember(
+            key, lambda: super(CachedChannels, self).kv(namespace, query, flt, fetch)
+        )
+
+
+class MemoGraph(GraphStore):
+    """The graph store with the walk's lookups remembered (they do not depend on the fusion)."""
+
+    def __init__(self, inner: GraphStore) -> None:  # the inner store owns the driver
+        self._inner = inner
+        self._memo: dict[str, list[Row]] = {}
+
+    async def read(self, query: str, /, **params: Any) -> list[Row]:
+        if query not in ("graph_neighbors", "memory_keys"):
+            return await self._inner.read(query, **params)
+        key = f"{query}:{sorted(params.items())!r}"
+        if key not in self._memo:
+            self._memo[key] = await self._inner.read(query, **params)
+        return self._memo[key]
+
+
+async def ranked(retrieval: Retrieval, query: str, mode: RetrieveMode, limit: int) -> list[str]:
+    params = RetrieveInput(query=query, search_mode=mode, sort_by="relevance", limit=limit)
+    return [item["key"] for item in (await retrieval.retrieve(NAMESPACE, params))["results"]]
+
+
+async def score(
+    retrieval: Retrieval, questions: Sequence[Question], mode: str = "hybrid"
+) -> dict[str, Any]:
+    """recall@5/10/20, hit@10 and MRR overall and per question type (relevance order);
+    mode `rrf` is the textbook RRF of the keyword and vector channels (50 hits each)."""
+    rows: dict[str, list[dict[str, float]]] = {"all": []}
+    for question in questions:
+        if mode == "rrf":
+            keyword = await ranked(retrieval, question.text, "keyword", 50)
+            vector = await ranked(retrieval, question.text, "vector", 50)
+            keys = rrf(keyword, vector)[:20]
+        else:
+            keys = await ranked(retrieval, question.text, cast(RetrieveMode, mode), 20)
+        found = metrics(keys, question.keys)
+        rows["all"].append(found)
+        rows.setdefault(question.qtype, []).append(found)
+    return {name: mean(values) for name, values in rows.items()}
+
+
+async def tune(
+    dataset: Dataset, neo4j_uri: str, data: Path
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Store the corpus once, then score every setting of GRID on the tune half."""
+    settings = load_settings(data_dir=data)
+    graph = GraphStore(settings.neo4j, neo4j_uri, CypherLibrary())
+    await graph.migrate()
+    embedder = LocalMiniLM()
+    vectors = EdgeVectorStore(data / "edge", embedder.dimensions)
+    context_vectors = EdgeVectorStore(data / "edge-context", embedder.dimensions)
+    await vectors.open()
+    await context_vectors.open()
+    try:
+        items = [SaveInput.model_validate(turn.body()) for turn in dataset.turns]
+        await BulkImporter(settings, graph, vectors, embedder).run(NAMESPACE, items)
+        neighbours = settings.search.context_neighbours
+        await ContextIndex(graph, context_vectors, embedder, neighbours).refresh_all()
+        questions = list(iter_split(dataset, "tune"))
+        stores = (graph, vectors, context_vectors, embedder)
+        channels = CachedChannels(Channels(settings, graph, vectors, embedder, context_vectors))
+        grid = [
+            await evaluate(settings, stores, channels, questions, fusion)
+            for fusion in settings_grid()
+        ]
+        halves = {
+            half: await report(settings, stores, channels, list(iter_split(dataset, half)))
+            for half in ("tune", "heldout")
+        }
+        return grid, halves
+    finally:
+        await context_vectors.close()
+        await vectors.close()
+        await graph.close()
+
+
+async def evaluate(
+    settings: Settings,
+    stores: tuple[GraphStore, EdgeVectorStore, EdgeVectorStore, LocalMiniLM],
+    channels: Channels,
+    questions: Sequence[Question],
+    fusion: FusionSettings,
+) -> dict[str, Any]:
+    retrieval = with_fusion(settings, stores, channels, fusion)
+    result = {"fusion": fusion.model_dump(), **await score(retrieval, questions)}
+    print(
+        f"{fusion.model_dump()} recall@10 {result['all']['recall@10']:.3f} "
+        f"multi-hop {result.get('multi-hop', {}).get('recall@10', 0):.3f} "
+        f"mrr {result['all']['mrr']:.3f}",
+        file=sys.stderr,
+    )
+    return result
+
+
+async def report(
+    settings: Settings,
+    stores: tuple[GraphStore, EdgeVectorStore, EdgeVectorStore, LocalMiniLM],
+    channels: Channels,
+    questions: Sequence[Question],
+) -> dict[str, Any]:
+    """The service's defaults on one half: every mode, the RRF reference, the graph variants."""
+    rows: dict[str, Any] = {}
+    for mode in (*MODES, "rrf"):
+        rows[mode] = await score(with_fusion(settings, stores, channels, None), questions, mode)
+    for name, change in VARIANTS.items():
+        fusion = settings.search.fusion.model_copy(update=change)
+        retrieval = with_fusion(settings, stores, channels, fusion)
+        rows[name] = await score(retrieval, questions)
+    for name, row in rows.items():
+        print(f"{name}: {row['all']}", file=sys.stderr)
+    return {"questions": len(questions), "rows": rows}
+
+
+def with_fusion(
+    settings: Settings,
+    stores: tuple[GraphStore, EdgeVectorStore, EdgeVectorStore, LocalMiniLM],
+    channels: Channels,
+    fusion: FusionSettings | None,
+) -> Retrieval:
+    """A retrieval on the stored corpus with other fusion settings (None: the defaults)."""
+    graph, vectors, context_vectors, embedder = stores
+    search = settings.search.model_copy(update={"fusion": fusion or settings.search.fusion})
+    tuned = settings.model_copy(update={"search": search})
+    memories = MemoryService(tuned, graph, vectors, embedder, context_vectors)
+    retrieval = Retrieval(tuned, graph, vectors, embedder, memories, context_vectors)
+    retrieval.context.channels = channels
+    return retrieval
+
+
+def settings_grid() -> list[FusionSettings]:
+    names = list(GRID)
+    return [
+        FusionSettings(**dict(zip(names, values, strict=True)))
+        for values in itertools.product(*(GRID[name] for name in names))
+    ]
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--conversations", type=int, default=10)
+    parser.add_argument("--turns", type=int, default=300)
+    args = parser.parse_args(argv)
+    dataset = generate(args.conversations, args.turns)
+    with local_neo4j() as (neo4j, _), tempfile.TemporaryDirectory() as folder:
+        grid, halves = asyncio.run(tune(dataset, neo4j.uri, Path(folder)))
+    grid.sort(key=lambda r: (-r["all"]["recall@10"], -r["all"]["mrr"]))
+    write_results("fusion_tuning", {"grid_on_tune_half": grid, "defaults_by_half": halves})
+
+
+if __name__ == "__main__":
+    main()
