@@ -109,6 +109,8 @@ class HttpApi:
         elif tool == "memory_delete":
             refs: list[str] = [*args.pop("ids", []), *args.pop("keys", [])]
             path = path.format(ref=refs[0])
+        elif tool == "memory_timeline":
+            path = path.format(ref=args.pop("memoryId"))
         elif tool == "memory_fulltext_search" and isinstance(args["keywords"], list):
             args["keywords"] = ",".join(cast(list[str], args["keywords"]))
         if method == "GET":
