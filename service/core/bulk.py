@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import Any, TypedDict
 
 from service.config import Settings
+from service.core.batch import BatchSaver, Cleanup
 from service.core.models import SaveInput, now_utc
 from service.core.save_plan import SavePlan, bulk_row, check_sizes, plan_memory, vector_point
 from service.stores.embeddings import Embedder
@@ -67,6 +68,14 @@ class BulkImporter:
                 on_progress(imported)
         linked = await self._write_links(namespace, links)
         return {"imported": imported, "linked": linked, "unresolved_links": len(links) - linked}
+
+    async def save_batch(
+        self, namespace: str, items: Sequence[object], cleanup: Cleanup | None = None
+    ) -> dict[str, Any]:
+        """POST /v1/memories/batch: memory_save for each item, with per-item results (see
+        `service.core.batch`)."""
+        saver = BatchSaver(self.settings, self.graph, self.vectors, self.embedder)
+        return await saver.save(namespace, items, cleanup)
 
     async def _write_batch(self, namespace: str, batch: Sequence[SaveInput]) -> list[SavePlan]:
         """One batch: plans, vectors, Neo4j (pending), Qdrant, synced; plans carry stored ids."""

@@ -15,8 +15,10 @@ from service.api.auth import Authenticator
 from service.api.http.app import create_app
 from service.app import Runtime, RuntimeRef
 from service.config import Settings, load_settings
+from service.core.batch import Planned, batch_response, validate_items
 from service.core.errors import MemoryDisabled, NotFound
-from service.core.models import SaveInput
+from service.core.models import SaveInput, now_utc
+from service.core.save_plan import plan_memory
 from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
 
 
@@ -72,16 +74,48 @@ class FakeRetrieval:
 
 
 @dataclass
+class FakeImporter:
+    """Batch saves: the real per-item checks and response, every valid item "created" with the
+    id `00000000-0000-4000-8000-<index>`."""
+
+    memories: FakeMemories
+
+    async def save_batch(
+        self, namespace: str, items: list[Any], cleanup: object = None
+    ) -> dict[str, Any]:
+        self.memories.calls.append(("save_batch", namespace, items))
+        checked = validate_items(self.memories.settings.limits, items)
+        now = now_utc()
+        planned = [
+            Planned(i, plan_memory(namespace, d, fake_id(i), d.key, now, "fake", 384), [])
+            for i, d in enumerate(checked)
+            if isinstance(d, SaveInput)
+        ]
+        return batch_response(items, checked, planned, {})
+
+
+def fake_id(index: int) -> str:
+    return f"00000000-0000-4000-8000-{index:012d}"
+
+
+@dataclass
 class FakeRuntime:
     settings: Settings
     memories: FakeMemories
     retrieval: FakeRetrieval
+    importer: FakeImporter
     authenticator: Authenticator
 
 
 def fake_runtime(settings: Settings) -> FakeRuntime:
     memories = FakeMemories(settings)
-    return FakeRuntime(settings, memories, FakeRetrieval(memories), Authenticator(settings.auth))
+    return FakeRuntime(
+        settings,
+        memories,
+        FakeRetrieval(memories),
+        FakeImporter(memories),
+        Authenticator(settings.auth),
+    )
 
 
 def runtime_ref(runtime: FakeRuntime) -> RuntimeRef:

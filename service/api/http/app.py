@@ -13,7 +13,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
-from service.api.http import lifecycle, links, memories, ops, search
+from service.api.http import batch, lifecycle, links, memories, ops, search
 from service.api.mcp.server import build_mcp_server
 from service.api.metrics import REQUEST_LATENCY, REQUESTS
 from service.api.tools import list_fields_for_path
@@ -59,7 +59,14 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.runtime_ref = ref
     add_error_handlers(app)
     add_middleware(app, settings.limits.max_request_bytes)
-    for router in (ops.router, memories.router, links.router, search.router, lifecycle.router):
+    for router in (
+        ops.router,
+        memories.router,
+        batch.router,
+        links.router,
+        search.router,
+        lifecycle.router,
+    ):
         app.include_router(router)
     if settings.search.enabled:
         app.include_router(search.search_router)

@@ -1,0 +1,16 @@
+// Create or update LINK edges of a batch of saves in one namespace (link_upsert with a source
+// per row); new ones are counted once in the namespace's counters.
+UNWIND $links AS link
+MATCH (source:Memory {id: link.source_id})
+MATCH (target:Memory {id: link.target_id})
+OPTIONAL MATCH (source)-[old:LINK {type: link.type}]->(target)
+WITH source, target, link, old IS NULL AS created
+MERGE (source)-[r:LINK {type: link.type}]->(target)
+ON CREATE SET r.created_at = $now, r.seq = link.seq
+SET r.weight = link.weight, r.term = link.term,
+    source.context_state = 'pending', source.context_seq = coalesce(source.context_seq, 0) + 1,
+    target.context_state = 'pending', target.context_seq = coalesce(target.context_seq, 0) + 1
+WITH count(r) AS linked, sum(CASE WHEN created THEN 1 ELSE 0 END) AS added
+MERGE (s:NamespaceStats {namespace: $namespace})
+SET s.links = coalesce(s.links, 0) + added
+RETURN linked, s.size_bytes + 64 * s.links AS db_size_bytes

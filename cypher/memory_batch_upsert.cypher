@@ -1,0 +1,41 @@
+// Create or update many memories of one namespace by id (memory_upsert, one row per memory):
+// vector_state is pending until Qdrant has the vector of a changed text; a changed text marks
+// its own graph-contextual text and its neighbours' pending; the namespace's counters move once.
+UNWIND $rows AS row
+MERGE (m:Memory {id: row.id})
+ON CREATE SET m.created_at = row.created_at, m.accessed_at = row.created_at, m.access_count = 0
+WITH m, row, coalesce(m.content_hash, '') <> row.content_hash AS changed,
+     m.size_bytes IS NULL AS created, coalesce(m.size_bytes, 0) AS old_size
+SET m.namespace = $namespace,
+    m.key = row.key,
+    m.type = row.type,
+    m.title = row.title,
+    m.summary = row.summary,
+    m.content = row.content,
+    m.tags = row.tags,
+    m.tags_text = row.tags_text,
+    m.score = row.score,
+    m.metadata_json = row.metadata_json,
+    m.session_id = row.session_id,
+    m.size_bytes = row.size_bytes,
+    m.updated_at = $now,
+    m.vector_state = CASE WHEN NOT changed AND m.vector_state = 'ok' THEN 'ok' ELSE 'pending' END,
+    m.content_hash = row.content_hash
+WITH m, row, changed, created, old_size
+CALL (m, changed) {
+  WITH m WHERE changed
+  SET m.context_state = 'pending', m.context_seq = coalesce(m.context_seq, 0) + 1
+  WITH m
+  MATCH (m)-[:LINK]-(n:Memory)
+  WITH DISTINCT n
+  SET n.context_state = 'pending', n.context_seq = coalesce(n.context_seq, 0) + 1
+}
+WITH collect({id: row.id, pending: m.vector_state = 'pending'}) AS saved,
+     sum(CASE WHEN created THEN 1 ELSE 0 END) AS added, sum(m.size_bytes - old_size) AS grown
+MERGE (s:NamespaceStats {namespace: $namespace})
+SET s.memories = coalesce(s.memories, 0) + added,
+    s.size_bytes = coalesce(s.size_bytes, 0) + grown,
+    s.links = coalesce(s.links, 0)
+WITH saved, s.size_bytes + 64 * s.links AS db_size_bytes
+UNWIND saved AS one
+RETURN one.id AS id, one.pending AS vector_pending, db_size_bytes

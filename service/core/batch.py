@@ -1,0 +1,290 @@
+"""Batch save (POST /v1/memories/batch): many memory_save calls in one request, each item checked
+and reported alone, the valid ones written together in the two-store order of a single save."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, cast
+
+from pydantic import ValidationError
+
+from service.config import LimitsSettings, Settings
+from service.core.errors import (
+    Conflict,
+    InvalidParameter,
+    MnemographError,
+    NotFound,
+    error_envelope,
+    invalid_from_validation,
+)
+from service.core.models import LinkSpec, SaveInput, now_utc
+from service.core.save_plan import (
+    SavePlan,
+    bulk_row,
+    check_sizes,
+    existing_target,
+    plan_memory,
+    vector_point,
+)
+from service.stores.embeddings import Embedder
+from service.stores.graph_store import GraphStore, Tx
+from service.stores.vector_store import VectorStore
+
+EMBED_CHUNK = 64  # the embedder's lock is released between chunks: queries are not starved
+
+Checked = SaveInput | MnemographError
+Cleanup = Callable[[str, Sequence[str]], Awaitable[object]]
+
+
+def validate_items(limits: LimitsSettings, items: Sequence[object]) -> list[Checked]:
+    """Each item as memory_save validates it, or the error that item gets."""
+    if not items:
+        raise InvalidParameter("Invalid memories value: []. Must hold at least one memory")
+    if len(items) > limits.max_batch:
+        raise InvalidParameter(
+            f"Invalid memories value: {len(items)} memories. Must be at most "
+            f"{limits.max_batch} per call"
+        )
+    return [_validate(limits, item) for item in items]
+
+
+def _validate(limits: LimitsSettings, item: object) -> Checked:
+    if not isinstance(item, Mapping):
+        return InvalidParameter(
+            "Invalid memories item: each must be an object (a memory_save body)"
+        )
+    try:
+        data = SaveInput.model_validate(item)
+        check_sizes(limits, data)
+    except ValidationError as exc:
+        return invalid_from_validation(exc.errors())
+    except MnemographError as exc:
+        return exc
+    return data
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A valid item as it will be stored, with its links' target ids."""
+
+    index: int
+    plan: SavePlan
+    links: list[tuple[str, LinkSpec]]
+
+
+@dataclass
+class _Planner:
+    """Plans the items in order, as if each were saved after the ones before it: one item per
+    memory and per key; link targets resolve to the item itself, an earlier saved item of the
+    batch, or the store as it was."""
+
+    namespace: str
+    model: str
+    dimensions: int
+    stored: dict[str, str]
+    planned: list[Planned] = field(default_factory=list[Planned])
+    errors: dict[int, MnemographError] = field(default_factory=dict[int, MnemographError])
+    _batch: dict[str, str] = field(default_factory=dict[str, str])  # key or id -> id
+    _ids: dict[str, int] = field(default_factory=dict[str, int])  # id -> item index
+    _keys: dict[str, int] = field(default_factory=dict[str, int])  # key -> item index
+
+    def add(self, index: int, data: SaveInput, found: dict[str, Any]) -> None:
+        try:
+            plan = self._plan(data, found)
+            self._check_repeat(plan)
+            own = {plan.key: plan.id, plan.id: plan.id}
+            targets = {ref: self._target(ref, own) for ref in (s.target for s in data.links)}
+            missing = [ref for ref, target in targets.items() if target is None]
+            if missing:
+                raise NotFound(f"Link target(s) not found: {', '.join(missing)}")
+        except MnemographError as exc:
+            self.errors[index] = exc
+            return
+        links = [(str(targets[spec.target]), spec) for spec in data.links]
+        self.planned.append(Planned(index, plan, links))
+        self._ids[plan.id] = self._keys[plan.key] = index
+        self._batch.update(own)
+
+    def _check_repeat(self, plan: SavePlan) -> None:
+        repeats = [
+            (f"key '{plan.key}'", self._keys.get(plan.key)),
+            (f"memory {plan.id}", self._ids.get(plan.id)),
+        ]
+        for what, earlier in repeats:
+            if earlier is not None:
+                raise InvalidParameter(
+                    f"Invalid memories item: {what} is already saved by item {earlier} of "
+                    "this batch"
+                )
+
+    def _target(self, ref: str, own: dict[str, str]) -> str | None:
+        return own.get(ref) or self._batch.get(ref) or self.stored.get(ref)
+
+    def _plan(self, data: SaveInput, found: dict[str, Any]) -> SavePlan:
+        """As a single save plans it: update the memory found by id (or key), else create."""
+        existing = existing_target(self.namespace, data, found)
+        by_key = found["by_key"]
+        if existing is not None and by_key is not None and by_key["id"] != existing["id"]:
+            raise Conflict(f"Key '{data.key}' is already used by memory {by_key['id']}")
+        plan = plan_memory(
+            self.namespace,
+            data,
+            memory_id=existing["id"] if existing else (data.id or str(uuid.uuid4())),
+            key=data.key or (existing["key"] if existing else None),
+            created_at=existing["created_at"] if existing else now_utc(),
+            embedder_model=self.model,
+            dimensions=self.dimensions,
+        )
+        return plan if existing is None else replace(plan, created=False)
+
+    def link_rows(self) -> list[dict[str, Any]]:
+        """link_batch_upsert rows, one per (source, target, type) (the last one given wins);
+        `seq` keeps the creation order of the whole batch."""
+        base = time.time_ns() // 1000 * 1000
+        unique = {
+            (p.plan.id, target, spec.type): spec for p in self.planned for target, spec in p.links
+        }
+        pairs = [(source, target, spec) for (source, target, _), spec in unique.items()]
+        return [
+            {
+                "source_id": source,
+                "target_id": target,
+                "type": spec.type,
+                "weight": spec.weight,
+                "term": spec.term,
+                "seq": base + number,
+            }
+            for number, (source, target, spec) in enumerate(pairs)
+        ]
+
+
+@dataclass(frozen=True)
+class _Written:
+    """What the transaction wrote: the plans, the ids whose vector is pending, and the
+    namespace's size afterwards."""
+
+    planner: _Planner
+    pending: set[str] = field(default_factory=set[str])
+    db_size_bytes: int = 0
+
+
+class BatchSaver:
+    """Saves a batch: one Neo4j transaction (vectors pending), embedding in chunks, one Qdrant
+    write, then the pending marks cleared; `service.core.reconcile` finishes a crash between."""
+
+    def __init__(
+        self, settings: Settings, graph: GraphStore, vectors: VectorStore, embedder: Embedder
+    ) -> None:
+        self.settings = settings
+        self.graph = graph
+        self.vectors = vectors
+        self.embedder = embedder
+
+    async def save(
+        self, namespace: str, items: Sequence[object], cleanup: Cleanup | None = None
+    ) -> dict[str, Any]:
+        """Per-item results in the order given; `saved` + `failed` = the number of items.
+        `cleanup(namespace, keep)` runs when the saves push the namespace over its budget."""
+        checked = validate_items(self.settings.limits, items)
+        valid = {i: data for i, data in enumerate(checked) if isinstance(data, SaveInput)}
+        written = _Written(_Planner(namespace, self.embedder.model, self.embedder.dimensions, {}))
+        if valid:
+            written = await self.graph.transaction(lambda tx: self._write(tx, namespace, valid))
+        planned = written.planner.planned
+        await self._write_vectors(
+            namespace, [p.plan for p in planned if p.plan.id in written.pending]
+        )
+        if cleanup is not None and written.db_size_bytes > self.settings.memory.max_size_bytes:
+            await cleanup(namespace, [p.plan.id for p in planned])
+        return batch_response(items, checked, planned, written.planner.errors)
+
+    async def _write(self, tx: Tx, namespace: str, valid: dict[int, SaveInput]) -> _Written:
+        """Find, plan and write in one transaction: what was read is what gets written."""
+        found = await tx.run(
+            "memory_find_many",
+            namespace=namespace,
+            items=[{"index": i, "id": d.id or "", "key": d.key or ""} for i, d in valid.items()],
+        )
+        by_index = {int(row["index"]): row for row in found}
+        refs = list(dict.fromkeys(spec.target for data in valid.values() for spec in data.links))
+        stored: dict[str, str] = {}
+        if refs:
+            rows = await tx.run("memory_resolve_refs", ids=refs, keys=refs, namespace=namespace)
+            stored = {row["ref"]: row["id"] for row in rows}
+        planner = _Planner(namespace, self.embedder.model, self.embedder.dimensions, stored)
+        for index, data in valid.items():
+            planner.add(index, data, by_index[index])
+        if not planner.planned:
+            return _Written(planner)
+        rows = await tx.run(
+            "memory_batch_upsert",
+            namespace=namespace,
+            now=now_utc(),
+            rows=[bulk_row(p.plan) for p in planner.planned],
+        )
+        pending = {row["id"] for row in rows if row["vector_pending"]}
+        size = int(rows[0]["db_size_bytes"])
+        links = planner.link_rows()
+        if links:
+            linked = await tx.run(
+                "link_batch_upsert", namespace=namespace, now=now_utc(), links=links
+            )
+            size = int(linked[0]["db_size_bytes"])
+        return _Written(planner, pending, size)
+
+    async def _write_vectors(self, namespace: str, plans: Sequence[SavePlan]) -> None:
+        for start in range(0, len(plans), EMBED_CHUNK):
+            chunk = plans[start : start + EMBED_CHUNK]
+            vectors = await self.embedder.embed([plan.vector_text for plan in chunk])
+            await self.vectors.upsert(
+                [vector_point(namespace, p, v) for p, v in zip(chunk, vectors, strict=True)]
+            )
+        if plans:
+            await self.graph.write(
+                "vector_mark_synced", items=[{"id": p.id, "content_hash": p.hash} for p in plans]
+            )
+
+
+def batch_response(
+    items: Sequence[object],
+    checked: Sequence[Checked],
+    planned: Sequence[Planned],
+    errors: Mapping[int, MnemographError],
+) -> dict[str, Any]:
+    """`{success, results, saved, failed}`: a saved item's id, key and created flag, or the
+    error envelope of the item that was refused (with the key it gave, if any)."""
+    plans = {p.index: p.plan for p in planned}
+    results: list[dict[str, Any]] = []
+    for index, item in enumerate(checked):
+        plan = plans.get(index)
+        if plan is not None:
+            results.append(
+                {
+                    "index": index,
+                    "success": True,
+                    "id": plan.id,
+                    "key": plan.key,
+                    "created": plan.created,
+                }
+            )
+            continue
+        error = item if isinstance(item, MnemographError) else errors[index]
+        results.append(
+            {"index": index, **error_envelope(error), "id": None, "key": _given_key(items[index])}
+        )
+    return {
+        "success": True,
+        "results": results,
+        "saved": len(plans),
+        "failed": len(checked) - len(plans),
+    }
+
+
+def _given_key(item: object) -> str | None:
+    if isinstance(item, Mapping):
+        key: object = cast(Mapping[str, object], item).get("key")
+        return key if isinstance(key, str) else None
+    return None
