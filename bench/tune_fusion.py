@@ -132,7 +132,7 @@ async def score(
 
 
 async def tune(
-    dataset: Dataset, neo4j_uri: str, data: Path
+    dataset: Dataset, neo4j_uri: str, data: Path, grid_search: bool = True
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Store the corpus once, then score every setting of GRID on the tune half."""
     settings = load_settings(data_dir=data)
@@ -153,7 +153,7 @@ async def tune(
         channels = CachedChannels(Channels(settings, graph, vectors, embedder, context_vectors))
         grid = [
             await evaluate(settings, stores, channels, questions, fusion)
-            for fusion in settings_grid()
+            for fusion in (settings_grid() if grid_search else [])
         ]
         halves = {
             half: await report(settings, stores, channels, list(iter_split(dataset, half)))
@@ -231,12 +231,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--conversations", type=int, default=10)
     parser.add_argument("--turns", type=int, default=300)
+    parser.add_argument("--no-grid", action="store_true", help="only the defaults' report")
     args = parser.parse_args(argv)
     dataset = generate(args.conversations, args.turns)
     with local_neo4j() as (neo4j, _), tempfile.TemporaryDirectory() as folder:
-        grid, halves = asyncio.run(tune(dataset, neo4j.uri, Path(folder)))
+        grid, halves = asyncio.run(tune(dataset, neo4j.uri, Path(folder), not args.no_grid))
     grid.sort(key=lambda r: (-r["all"]["recall@10"], -r["all"]["mrr"]))
-    write_results("fusion_tuning", {"grid_on_tune_half": grid, "defaults_by_half": halves})
+    name = "fusion_defaults" if args.no_grid else "fusion_tuning"
+    write_results(name, {"grid_on_tune_half": grid, "defaults_by_half": halves})
 
 
 if __name__ == "__main__":

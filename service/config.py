@@ -113,7 +113,7 @@ class FusionSettings(BaseModel):
 
     k: int = Field(default=10, ge=1, le=1000)
     vector: float = Field(default=1.0, ge=0.0)
-    keyword: float = Field(default=0.5, ge=0.0)
+    keyword: float = Field(default=0.25, ge=0.0)
     kv: float = Field(default=1.0, ge=0.0)
     vector_context: float = Field(default=1.0, ge=0.0)
     keyword_context: float = Field(default=0.5, ge=0.0)
