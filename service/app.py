@@ -15,6 +15,7 @@ from qdrant_client import AsyncQdrantClient
 from service.api.auth import Authenticator
 from service.config import Settings, unknown_env_variables
 from service.core.bulk import BulkImporter
+from service.core.context_index import ContextIndex, background
 from service.core.errors import InternalError
 from service.core.memories import MemoryService
 from service.core.reconcile import Reconciler
@@ -47,6 +48,7 @@ class Runtime:
     retrieval: Retrieval
     reconciler: Reconciler
     importer: BulkImporter
+    context: ContextIndex
     authenticator: Authenticator
     started_at: float = field(default_factory=time.time)
 
@@ -74,8 +76,11 @@ def neo4j_uri(settings: Settings) -> str:
     return local.start().bolt_uri
 
 
-def build_vector_store(settings: Settings, dimensions: int, model: str) -> VectorStore:
-    collection = collection_name(model)
+def build_vector_store(
+    settings: Settings, dimensions: int, model: str, suffix: str = ""
+) -> VectorStore:
+    """The memories' vectors (or, with `suffix="__context"`, their graph-contextual vectors)."""
+    collection = collection_name(model) + suffix
     if settings.qdrant.url:
         api_key = settings.qdrant.api_key.get_secret_value() or None
         client = AsyncQdrantClient(url=settings.qdrant.url, api_key=api_key, timeout=10)
@@ -112,30 +117,42 @@ async def _open_runtime(settings: Settings) -> AsyncGenerator[Runtime]:
         await graph.migrate()
         embedder = build_embedder(settings.embedding)
         vectors = build_vector_store(settings, embedder.dimensions, embedder.model)
-        await wait_until_ready(
-            "qdrant",
-            vectors.open,
-            settings.qdrant.startup_timeout_s,
-            "Check MNEMO_QDRANT__URL, or leave it empty for the embedded engine.",
+        context_vectors = build_vector_store(
+            settings, embedder.dimensions, embedder.model, "__context"
         )
+        for store in (vectors, context_vectors):
+            await wait_until_ready(
+                "qdrant",
+                store.open,
+                settings.qdrant.startup_timeout_s,
+                "Check MNEMO_QDRANT__URL, or leave it empty for the embedded engine.",
+            )
         try:
-            memories = MemoryService(settings, graph, vectors, embedder)
-            reconciler = Reconciler(graph, vectors, embedder)
+            context = ContextIndex(
+                graph, context_vectors, embedder, settings.search.context_neighbours
+            )
+            memories = MemoryService(settings, graph, vectors, embedder, context_vectors)
+            reconciler = Reconciler(graph, vectors, embedder, context)
             report = await reconciler.run()
             if report.vectors_written or report.vectors_deleted:
                 log.info("start-up reconcile: %s", report)
-            yield Runtime(
-                settings=settings,
-                graph=graph,
-                vectors=vectors,
-                embedder=embedder,
-                memories=memories,
-                retrieval=Retrieval(settings, graph, vectors, embedder, memories),
-                reconciler=reconciler,
-                importer=BulkImporter(settings, graph, vectors, embedder),
-                authenticator=Authenticator(settings.auth),
-            )
+            async with background(context):
+                yield Runtime(
+                    settings=settings,
+                    graph=graph,
+                    vectors=vectors,
+                    embedder=embedder,
+                    memories=memories,
+                    retrieval=Retrieval(
+                        settings, graph, vectors, embedder, memories, context_vectors
+                    ),
+                    reconciler=reconciler,
+                    importer=BulkImporter(settings, graph, vectors, embedder),
+                    context=context,
+                    authenticator=Authenticator(settings.auth),
+                )
         finally:
+            await context_vectors.close()
             await vectors.close()
             await embedder.close()
     finally:
