@@ -141,12 +141,15 @@ async def test_tool_prefix_renames_every_tool(settings: Settings, tmp_path: Path
     async with Client(params) as client:
         tools = sorted(tool.name for tool in (await client.list_tools()).tools)
         assert tools == [
+            "rulebook_memory_cleanup",
             "rulebook_memory_delete",
             "rulebook_memory_fulltext_search",
             "rulebook_memory_get",
             "rulebook_memory_link",
             "rulebook_memory_save",
             "rulebook_memory_search",
+            "rulebook_memory_stats",
+            "rulebook_memory_timeline",
             "rulebook_retrieve_context",
         ]
         failed = await client.call_tool("rulebook_memory_get", {"key": "x", "sortLinks": "yes"})
