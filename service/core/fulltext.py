@@ -59,14 +59,15 @@ def keywords_query(keywords: Sequence[str], operator: str) -> str:
 # Words of questions and small talk that carry no topic: "when did Ana start painting?" should
 # match on "Ana", "start" and "painting", not on every turn that says "did" (measured on the
 # conversation benchmark). Lucene's own English stop words are dropped by the analyzer.
-QUESTION_WORDS = frozenset(
-    """what when where which who whom whose why how did do does doing done has have having had
-    was were is are am be been being would could should can may might will shall must i me my
-    mine you your yours he him his she her hers we us our ours they them their theirs its
-    about any some anything something ever also just really very much many more most so than
-    too tell say said know think like get got go going went make made one ones thing things
-    kind sort way lot""".split()
-)
+_QUESTION_WORDS_TEXT = """
+    what when where which who whom whose why how did do does doing done has have having had
+    was were is are am be been being would could should can may might will shall must i me
+    my mine you your yours he him his she her hers we us our ours they them their theirs
+    its about any some anything something ever also just really very much many more most so
+    than too tell say said know think like get got go going went make made one ones thing
+    things kind sort way lot
+"""
+QUESTION_WORDS = frozenset(_QUESTION_WORDS_TEXT.split())
 
 
 def free_text_query(text: str, drop_question_words: bool = False) -> str | None:
