@@ -47,8 +47,9 @@ format: setup
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-bench: setup
-	$(BIN)/python -m bench.run_all
+SIZE ?= 10000
+bench: setup  ## latency, throughput and floor at SIZE memories (10000): bench/results/$(SIZE).json
+	$(BIN)/python -m bench.perf --size $(SIZE)
 
 clean:
 	rm -rf $(VENV) $(TOOLS) tools/neo4j/target .pytest_cache .ruff_cache

@@ -82,31 +82,50 @@ def local_neo4j() -> Generator[tuple[Neo4jSettings, Path]]:
             local.stop()
 
 
+def service_env(neo4j: Neo4jSettings, data: Path, port: int | None = None) -> dict[str, str]:
+    """The environment of a `mnemograph` command on that Neo4j with its data under `data`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMO_")}
+    env.update(
+        MNEMO_NEO4J__URI=neo4j.uri, MNEMO_DATA_DIR=str(data / "service"), MNEMO_LOG_LEVEL="WARNING"
+    )
+    if port is not None:
+        env["MNEMO_HTTP__PORT"] = str(port)
+    return env
+
+
+@contextmanager
+def service_process(
+    neo4j: Neo4jSettings, data: Path, timeout_s: float = 120
+) -> Generator[tuple[str, subprocess.Popen[bytes]]]:
+    """`mnemograph serve` against that Neo4j, ready; yields its base URL and process."""
+    port = free_port()
+    command = [sys.executable, "-m", "service.cli", "serve"]
+    process = subprocess.Popen(command, cwd=REPO, env=service_env(neo4j, data, port))
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout_s
+        while not _ready(url):
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"mnemograph serve did not become ready at {url}")
+            time.sleep(0.3)
+        yield url, process
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
+
+
+def _ready(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/readyz", timeout=5).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
 @contextmanager
 def running_service(neo4j: Neo4jSettings, data: Path) -> Generator[str]:
     """`mnemograph serve` against that Neo4j; yields its base URL."""
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMO_")}
-    env.update(
-        MNEMO_NEO4J__URI=neo4j.uri,
-        MNEMO_DATA_DIR=str(data / "service"),
-        MNEMO_HTTP__PORT=str(port),
-        MNEMO_LOG_LEVEL="WARNING",
-    )
-    process = subprocess.Popen([sys.executable, "-m", "service.cli", "serve"], cwd=REPO, env=env)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.3)
+    with service_process(neo4j, data) as (url, _):
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
 
 
 @asynccontextmanager

@@ -1,0 +1,241 @@
+"""`make bench [SIZE=10000]`: latency, throughput and floor of a real `mnemograph serve` at one
+store size; writes bench/results/<size>.json, the chart and the table of docs/performance.md.
+
+Steps: a fresh Neo4j and data folder; the corpus loaded over POST /v1/memories/batch; the
+context backlog drained; the service stopped and both HNSW indexes built (`mnemograph index`
+and the context collection); the service restarted and measured warm over HTTP; the floor
+measured in-process once it stopped. Usage: python -m bench.perf [--size N] [--repeat N].
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+
+from bench import perf_http as h
+from bench.common import RESULTS, local_neo4j, service_env, service_process
+from bench.perf_corpus import Memory, corpus, queries
+from bench.perf_floor import measure_floor
+from bench.perf_report import chart, load_results, table, update_doc
+from service.config import Neo4jSettings, load_settings
+from service.stores.embeddings import LocalMiniLM
+from service.stores.graph_store import CypherLibrary, GraphStore
+from service.stores.vector_store import EdgeVectorStore, collection_name
+
+CHUNK = 500
+HUB_NAMESPACE = "bench-links"
+EMBEDDER_SAMPLE = 2000
+T = TypeVar("T")
+
+
+_START = time.perf_counter()
+
+
+def say(message: str) -> None:
+    print(f"[{time.perf_counter() - _START:6.0f} s] {message}", file=sys.stderr, flush=True)
+
+
+def embedder_rate(items: Sequence[Memory]) -> float:
+    """Texts per second of the local embedder alone, in-process, on a sample of the corpus."""
+    step = max(1, len(items) // EMBEDDER_SAMPLE)
+    texts = [f"{m['title']}\n\n{m['content']}" for m in items[::step]]
+    embedder = LocalMiniLM()
+    embedder.embed_sync(texts[:64])
+    started = time.perf_counter()
+    embedder.embed_sync(texts)
+    return round(len(texts) / (time.perf_counter() - started), 1)
+
+
+def chunks(items: Sequence[Memory], size: int = CHUNK) -> Iterator[Sequence[Memory]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def load(client: httpx.Client, items: Sequence[Memory], namespace: str | None = None) -> float:
+    """Seconds to save every item over the batch endpoint, in chunks; every item must be saved."""
+    params = {"namespace": namespace} if namespace else {}
+    started = time.perf_counter()
+    for number, chunk in enumerate(chunks(items)):
+        body = h.checked(client.post("/v1/memories/batch", json={"memories": chunk}, params=params))
+        if body.json()["failed"]:
+            raise RuntimeError(f"batch {number}: {body.text[:500]}")
+        print(f"\rloaded {number * CHUNK + len(chunk)}/{len(items)}", end="", file=sys.stderr)
+    print(file=sys.stderr)
+    return time.perf_counter() - started
+
+
+def load_hub(client: httpx.Client) -> None:
+    """`hub` with 1,000 links, in its own namespace (the corpus's graph stays as generated)."""
+    targets = [
+        {"key": f"t-{i:04d}", "content": f"target {i}", "score": i % 101} for i in range(1000)
+    ]
+    load(client, targets, HUB_NAMESPACE)
+    links = [{"key": t["key"], "weight": round((i % 97) / 97, 2)} for i, t in enumerate(targets)]
+    load(
+        client,
+        [{"key": "hub", "content": "a memory with 1,000 links", "links": links}],
+        HUB_NAMESPACE,
+    )
+
+
+async def wait_context(neo4j_uri: str, timeout_s: float) -> float:
+    """Seconds until the service's background context indexer has nothing pending."""
+    settings = load_settings()
+    graph = GraphStore(settings.neo4j, neo4j_uri, CypherLibrary())
+    started = time.perf_counter()
+    try:
+        while (await graph.read("context_backlog"))[0]["backlog"]:
+            if time.perf_counter() - started > timeout_s:
+                raise RuntimeError("the context backlog did not drain in time")
+            await asyncio.sleep(1)
+    finally:
+        await graph.close()
+    return time.perf_counter() - started
+
+
+def build_indexes(neo4j: Neo4jSettings, folder: Path) -> float:
+    """`mnemograph index` (the memories' vectors), then the context collection in-process;
+    the service is stopped (one owner of the data folder)."""
+    started = time.perf_counter()
+    command = [sys.executable, "-m", "service.cli", "index"]
+    subprocess.run(command, env=service_env(neo4j, folder), check=True)
+
+    async def context() -> None:
+        path = folder / "service" / "qdrant" / (collection_name(LocalMiniLM.model) + "__context")
+        if path.exists():
+            store = EdgeVectorStore(path, LocalMiniLM.dimensions)
+            await store.open()
+            await store.build_index()
+            await store.close()
+
+    asyncio.run(context())
+    return time.perf_counter() - started
+
+
+def measure(url: str, size: int, repeat: int, clients: int) -> dict[str, Any]:
+    """Every series over HTTP, each with inputs of its own; saves last (they add work)."""
+    taken: set[str] = set()
+    n = repeat + h.WARM
+    rng = random.Random(3)
+    keys = [f"m-{i:06d}" for i in rng.sample(range(size), min(size, 2 * n))]
+    results: dict[str, Any] = {"retrieve_context": {}, "memory_search": {}}
+    with httpx.Client(base_url=url, timeout=120) as client:
+        for seed, mode in enumerate(("hybrid", "vector", "keyword", "graph")):
+            sends = [h.retrieve(q, mode) for q in queries(n, 100 + seed, taken)]
+            results["retrieve_context"][mode] = h.series(client, sends)
+            say(f"retrieve_context {mode}: {results['retrieve_context'][mode]}")
+        results["retrieve_context"]["kv"] = h.series(
+            client, [h.retrieve(k, "kv") for k in keys[:n]]
+        )
+        for seed, mode in enumerate(("hybrid", "bm25", "vector")):
+            sends = [h.search(q, mode) for q in queries(n, 200 + seed, taken)]
+            results["memory_search"][mode] = h.series(client, sends)
+        pairs = h.keyword_pairs(queries(4 * n, 300, taken))[:n]
+        results["memory_fulltext_search"] = {
+            "default": h.series(client, map_list(h.fulltext, pairs))
+        }
+        results["memory_get"] = {
+            "default": h.series(client, map_list(h.get, keys[n:])),
+            "links_1000": h.series(client, [h.get("hub", HUB_NAMESPACE)] * n),
+        }
+        results["memory_timeline"] = {"default": h.series(client, map_list(h.timeline, keys[:n]))}
+        results["memory_stats"] = {"default": h.series(client, [h.stats_call()] * n)}
+        bodies = [{"query": q} for q in queries(clients * (repeat // 4 + 1), 400, taken)]
+        results["concurrency"] = {str(clients): asyncio.run(h.concurrent(url, bodies, clients))}
+        saves = map_list(h.save, h.save_bodies(n, size, 5))
+        results["memory_save"] = {"default": h.series(client, saves)}
+    return results
+
+
+def map_list(make: Callable[[T], h.Send], values: Iterable[T]) -> list[h.Send]:
+    return [make(value) for value in values]
+
+
+def rss_mb(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    kb = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS"))
+    return round(kb / 1024, 1)
+
+
+def machine() -> dict[str, Any]:
+    return {
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "load": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+def run(size: int, repeat: int, clients: int) -> dict[str, Any]:
+    items = list(corpus(size))
+    result: dict[str, Any] = {"size": size, "machine": machine()}
+    with local_neo4j() as (neo4j, folder):
+        say("neo4j started")
+        embedder_per_s = embedder_rate(items)
+        say(f"embedder alone: {embedder_per_s} texts/s")
+        with (
+            service_process(neo4j, folder) as (url, _),
+            httpx.Client(base_url=url, timeout=600) as c,
+        ):
+            load_s = load(c, items)
+            say(f"loaded {size} memories in {load_s:.1f} s")
+            load_hub(c)
+            context_s = asyncio.run(wait_context(neo4j.uri, timeout_s=3 * 3600))
+            say(f"context backlog drained {context_s:.1f} s after the load")
+        index_s = build_indexes(neo4j, folder)
+        say(f"HNSW indexes built in {index_s:.1f} s")
+        with service_process(neo4j, folder) as (url, process):
+            result.update(measure(url, size, repeat, clients))
+            result["rss_mb"] = rss_mb(process.pid)
+        say("measured over HTTP")
+        floor_queries = queries(repeat + 10, 500, set())
+        floor = asyncio.run(measure_floor(neo4j.uri, folder, floor_queries))
+        say("floor measured")
+    hybrid = result["retrieve_context"]["hybrid"]["p50_ms"]
+    result["floor"] = {
+        "retrieve_context.hybrid": {**floor, "ratio": round(hybrid / floor["floor_ms"], 2)}
+    }
+    result["ingest"] = {
+        "memories_per_s": round(size / load_s, 1),
+        "embedder_per_s": embedder_per_s,
+        "load_s": round(load_s, 1),
+        "links": sum(len(m["links"]) for m in items),
+        "context_drain_s": round(context_s, 1),
+        "index_s": round(index_s, 1),
+    }
+    result["machine"]["load_after"] = [round(x, 2) for x in os.getloadavg()]
+    return result
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.perf", description=__doc__)
+    parser.add_argument("--size", type=int, default=10_000, help="memories in the store")
+    parser.add_argument("--repeat", type=int, default=200, help="timed requests per series")
+    parser.add_argument("--clients", type=int, default=8, help="concurrent clients")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    result = run(args.size, args.repeat, args.clients)
+    result["machine"]["bench_s"] = round(time.perf_counter() - started, 1)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"{args.size}.json").write_text(json.dumps(result, indent=2) + "\n")
+    results = load_results()
+    chart(results)
+    update_doc(results)
+    print(table(results))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+"""The floor of a hybrid retrieve: its parts measured alone, in-process, on the stores the service
+used (after it stopped): one query embedding, one vector query, one fulltext query and one graph
+expansion (the walk of `max_hops` 2 from the best vector hits)."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from service.config import load_settings
+from service.core.channels import Channels
+from service.core.fulltext import free_text_query
+from service.core.search_inputs import MemoryFilters
+from service.stores.embeddings import build_embedder
+from service.stores.graph_store import CypherLibrary, GraphStore
+from service.stores.vector_store import EdgeVectorStore, VectorFilter, VectorHit, collection_name
+
+WARM = 10
+PARTS = ("embedding", "vector", "fulltext", "graph")
+
+
+async def _timed(samples: list[float], call: Callable[[], Awaitable[Any]]) -> Any:
+    started = time.perf_counter()
+    result = await call()
+    samples.append((time.perf_counter() - started) * 1000)
+    return result
+
+
+def _empty() -> dict[str, list[float]]:
+    return {part: [] for part in PARTS}
+
+
+async def measure_floor(
+    neo4j_uri: str, data: Path, queries: Sequence[str], namespace: str = "default"
+) -> dict[str, Any]:
+    """p50 of each part over `queries` (the first WARM only warm up) and their sum."""
+    settings = load_settings(data_dir=data / "service")
+    fetch, seeds = settings.search.fusion.fetch, settings.search.fusion.graph_seeds
+    graph = GraphStore(settings.neo4j, neo4j_uri, CypherLibrary())
+    embedder = build_embedder(settings.embedding)
+    path = settings.data_dir / "qdrant" / collection_name(embedder.model)
+    vectors = EdgeVectorStore(path, embedder.dimensions)
+    await vectors.open()
+    channels = Channels(settings, graph, vectors, embedder)
+    samples = _empty()
+    try:
+        for number, query in enumerate(queries):
+            run = samples if number >= WARM else _empty()
+            vector = (await _timed(run["embedding"], lambda q=query: embedder.embed([q])))[0]
+            hits: list[VectorHit] = await _timed(
+                run["vector"],
+                lambda v=vector: vectors.search(
+                    v, VectorFilter(namespace), fetch, settings.search.min_vector_score
+                ),
+            )
+            lucene = free_text_query(query)
+            await _timed(
+                run["fulltext"],
+                lambda q=lucene: channels.keyword(namespace, q, MemoryFilters(), fetch),
+            )
+            best = {hit.id: hit.score for hit in hits[:seeds]}
+            await _timed(run["graph"], lambda b=best: channels.walk(namespace, b, 2))
+    finally:
+        await vectors.close()
+        await embedder.close()
+        await graph.close()
+    parts = {part: round(statistics.median(values), 2) for part, values in samples.items()}
+    return {"parts_p50_ms": parts, "floor_ms": round(sum(parts.values()), 2)}
