@@ -17,6 +17,7 @@ from service.config import Settings
 from service.daemon import discovery, lock
 from service.daemon.bridge import Bridge
 from service.daemon.client import LOG_FILE, DaemonError, api_headers, ensure_server
+from service.processes import alive
 from service.stores.neo4j_local import LocalNeo4j
 
 STOPPED_EXIT = 3
@@ -69,9 +70,9 @@ def stop(settings: Settings, timeout_s: float = 60.0) -> int:
         return 0
     os.kill(pid, signal.SIGTERM)
     started = time.monotonic()
-    while discovery.alive(pid) and time.monotonic() - started < timeout_s:
+    while alive(pid) and time.monotonic() - started < timeout_s:
         time.sleep(0.1)
-    if discovery.alive(pid):
+    if alive(pid):
         os.kill(pid, signal.SIGKILL)
         print(
             f"mnemograph daemon (pid {pid}) did not stop in {timeout_s:.0f} s and was killed; "
@@ -89,7 +90,7 @@ def status(settings: Settings) -> int:
     info = discovery.read(settings.data_dir)
     owner = lock.holder(settings.data_dir)
     body: dict[str, Any] = {"state": "stopped", "data_dir": str(settings.data_dir)}
-    if info is not None and discovery.alive(info.pid):
+    if info is not None and alive(info.pid):
         body.update(state="running", pid=info.pid, url=info.url, uptime_s=round(info.uptime_s))
         body["checks"] = _readiness(info.url)
     elif owner is not None:
@@ -102,7 +103,7 @@ def status(settings: Settings) -> int:
 
 def _daemon_pid(settings: Settings) -> int | None:
     info = discovery.read(settings.data_dir)
-    if info is not None and discovery.alive(info.pid):
+    if info is not None and alive(info.pid):
         return info.pid
     owner = lock.holder(settings.data_dir)
     if owner is not None and owner.command == "serve":

@@ -55,28 +55,3 @@ def remove(data_dir: Path, pid: int) -> None:
     info = read(data_dir)
     if info is not None and info.pid == pid:
         (data_dir / DISCOVERY_FILE).unlink(missing_ok=True)
-
-
-def alive(pid: int) -> bool:
-    """Whether `pid` runs; a zombie (dead, not yet reaped by its parent) counts as dead."""
-    try:
-        waited, _ = os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        waited = 0
-    if waited == pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return not _zombie(pid)
-
-
-def _zombie(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:  # no /proc (macOS): trust kill(pid, 0)
-        return False
-    return stat.rpartition(")")[2].split()[:1] == ["Z"]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from service.config import Neo4jSettings
+from service.processes import alive
 
 PROJECT_DIR = Path(__file__).resolve().parents[2] / "tools" / "neo4j"
 MAIN_CLASS = "dev.mnemograph.neo4j.LocalNeo4j"
@@ -148,9 +149,9 @@ class LocalNeo4j:
             return False
         os.kill(pid, signal.SIGTERM)
         deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline and _alive(pid):
+        while time.monotonic() < deadline and alive(pid):
             time.sleep(0.2)
-        if _alive(pid):
+        if alive(pid):
             os.kill(pid, signal.SIGKILL)
         self.pid_file.unlink(missing_ok=True)
         return True
@@ -160,7 +161,7 @@ class LocalNeo4j:
             pid = int(self.pid_file.read_text().strip())
         except (FileNotFoundError, ValueError):
             return None
-        return pid if _alive(pid) else None
+        return pid if alive(pid) else None
 
     def _server_settings(self) -> list[str]:
         bolt = f"127.0.0.1:{self.settings.bolt_port}"
@@ -179,22 +180,6 @@ class LocalNeo4j:
             "db.logs.query.enabled=INFO",
             "db.logs.query.threshold=500ms",
         ]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        waited, _ = os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        waited = 0
-    if waited == pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _port_open(port: int) -> bool:

@@ -22,6 +22,7 @@ from mcp_types import CallToolResult
 
 from service.config import Settings
 from service.daemon import discovery, lock
+from service.processes import alive
 from service.stores.neo4j_local import free_port
 from service.stores.vector_store import EdgeVectorStore, collection_name
 from tests.e2e.conftest import REPO, HttpApi, service_env
@@ -256,7 +257,7 @@ async def test_kill_9_during_saves_then_a_new_stdio_client_brings_the_daemon_bac
         assert info is not None
         acknowledged = await save_until_killed(info, namespace)
         assert len(acknowledged) >= 10
-        assert wait_for(lambda: not discovery.alive(info.pid))
+        assert wait_for(lambda: not alive(info.pid))
         async with Client(bridge(env, tmp_path / "second")) as second:
             got = await second.call_tool(
                 "memory_get", {"keys": acknowledged, "namespace": namespace}
