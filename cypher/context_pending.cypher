@@ -13,6 +13,6 @@ CALL (m) {
   RETURN collect([n.created_at.epochMillis, coalesce(n.title, ''), n.content]) AS neighbours
 }
 RETURN m.id AS id, m.namespace AS namespace, m.key AS key, m.type AS type, m.tags AS tags,
-       m.score AS score, m.created_at AS created_at, coalesce(m.title, '') AS title,
+       m.score AS score, m.created_at AS created_at, m.superseded_by AS superseded_by, coalesce(m.title, '') AS title,
        m.content AS content, m.context_seq AS seq,
        [n IN neighbours WHERE n[0] IS NOT NULL] AS neighbours

@@ -8,5 +8,6 @@ WHERE b.namespace = $namespace
 WITH from_id, b, max(r.weight) AS weight
 ORDER BY from_id, b.key
 LIMIT $limit
-RETURN collect([from_id, b.id, b.key, b.type, b.tags, b.score, b.created_at.epochMillis, weight])
+RETURN collect([from_id, b.id, b.key, b.type, b.tags, b.score, b.created_at.epochMillis, weight,
+                b.superseded_by IS NOT NULL])
        AS neighbours

@@ -1,6 +1,8 @@
 // Create or update many memories of one namespace by id (memory_upsert, one row per memory):
 // vector_state is pending until Qdrant has the vector of a changed text; a changed text marks
 // its own graph-contextual text and its neighbours' pending; the namespace's counters move once.
+// A row with `restore` (an import) keeps the exported timestamps, access count and supersession
+// (its vector goes pending when its superseded flag changes).
 UNWIND $rows AS row
 MERGE (m:Memory {id: row.id})
 ON CREATE SET m.created_at = row.created_at, m.accessed_at = row.created_at, m.access_count = 0
@@ -14,6 +16,7 @@ SET m.namespace = $namespace,
     m.content = row.content,
     m.tags = row.tags,
     m.tags_text = row.tags_text,
+    m.text_sha256 = row.text_sha256,
     m.score = row.score,
     m.metadata_json = row.metadata_json,
     m.session_id = row.session_id,
@@ -21,6 +24,12 @@ SET m.namespace = $namespace,
     m.updated_at = $now,
     m.vector_state = CASE WHEN NOT changed AND m.vector_state = 'ok' THEN 'ok' ELSE 'pending' END,
     m.content_hash = row.content_hash
+FOREACH (r IN CASE WHEN row.restore IS NULL THEN [] ELSE [row.restore] END |
+  SET m.vector_state = CASE WHEN (m.superseded_by IS NULL) = (r.superseded_by IS NULL)
+                            THEN m.vector_state ELSE 'pending' END,
+      m.created_at = r.created_at, m.updated_at = r.updated_at, m.accessed_at = r.accessed_at,
+      m.access_count = r.access_count, m.superseded_by = r.superseded_by,
+      m.superseded_at = r.superseded_at)
 WITH m, row, changed, created, old_size
 CALL (m, changed) {
   WITH m WHERE changed
@@ -30,7 +39,8 @@ CALL (m, changed) {
   WITH DISTINCT n
   SET n.context_state = 'pending', n.context_seq = coalesce(n.context_seq, 0) + 1
 }
-WITH collect({id: row.id, pending: m.vector_state = 'pending'}) AS saved,
+WITH collect({id: row.id, pending: m.vector_state = 'pending',
+             superseded: m.superseded_by IS NOT NULL}) AS saved,
      sum(CASE WHEN created THEN 1 ELSE 0 END) AS added, sum(m.size_bytes - old_size) AS grown
 MERGE (s:NamespaceStats {namespace: $namespace})
 SET s.memories = coalesce(s.memories, 0) + added,
@@ -38,4 +48,4 @@ SET s.memories = coalesce(s.memories, 0) + added,
     s.links = coalesce(s.links, 0)
 WITH saved, s.size_bytes + 64 * s.links AS db_size_bytes
 UNWIND saved AS one
-RETURN one.id AS id, one.pending AS vector_pending, db_size_bytes
+RETURN one.id AS id, one.pending AS vector_pending, one.superseded AS superseded, db_size_bytes

@@ -10,6 +10,7 @@ SET m.type = row.type,
     m.content = row.content,
     m.tags = row.tags,
     m.tags_text = row.tags_text,
+    m.text_sha256 = row.text_sha256,
     m.score = row.score,
     m.metadata_json = row.metadata_json,
     m.session_id = row.session_id,
@@ -26,4 +27,5 @@ CALL (m, created, old_size) {
       s.size_bytes = coalesce(s.size_bytes, 0) + m.size_bytes - old_size,
       s.links = coalesce(s.links, 0)
 }
-RETURN row.key AS key, m.id AS id, m.created_at.epochMillis AS created_ms
+RETURN row.key AS key, m.id AS id, m.created_at.epochMillis AS created_ms,
+       m.superseded_by IS NOT NULL AS superseded

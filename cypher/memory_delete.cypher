@@ -20,6 +20,16 @@ UNWIND doomed AS m
 MERGE (t:VectorTombstone {id: m.id})
 SET t.namespace = m.namespace, t.created_at = $now
 WITH m, m.id AS id, m.key AS key, coalesce(m.size_bytes, 0) AS size_bytes, links
+// Memories it superseded (and that stay) are current again; their vector flag follows.
+CALL (m) {
+  OPTIONAL MATCH (m)-[:SUPERSEDES]->(old:Memory)
+  WHERE old.superseded_by = m.id AND NOT old.id IN $ids
+  WITH old, old.vector_state = 'ok' AS was_synced
+  FOREACH (x IN CASE WHEN old IS NULL THEN [] ELSE [old] END |
+    REMOVE x.superseded_by, x.superseded_at SET x.vector_state = 'pending')
+  RETURN collect(CASE WHEN old IS NULL THEN null
+    ELSE {id: old.id, content_hash: old.content_hash, was_synced: was_synced} END) AS restored
+}
 CALL (m) {
   OPTIONAL MATCH (m)-[:LINK]-(n:Memory)
   WHERE n.id <> m.id
@@ -27,4 +37,4 @@ CALL (m) {
     SET x.context_state = 'pending', x.context_seq = coalesce(x.context_seq, 0) + 1)
 }
 DETACH DELETE m
-RETURN id, key, size_bytes, links
+RETURN id, key, size_bytes, links, restored

@@ -15,6 +15,7 @@ SET m.namespace = $namespace,
     m.score = $score,
     m.metadata_json = $metadata_json,
     m.session_id = $session_id,
+    m.text_sha256 = $text_sha256,
     m.size_bytes = $size_bytes,
     m.updated_at = $now,
     m.vector_state = CASE WHEN m.content_hash = $content_hash AND m.vector_state = 'ok' THEN 'ok' ELSE 'pending' END,
@@ -37,4 +38,5 @@ FOREACH (x IN CASE WHEN changed THEN [m] ELSE [] END |
 FOREACH (x IN CASE WHEN n IS NULL THEN [] ELSE [n] END |
   SET x.context_state = 'pending', x.context_seq = coalesce(x.context_seq, 0) + 1)
 WITH m, db_size_bytes, count(n) AS neighbours
-RETURN m.vector_state = 'pending' AS vector_pending, db_size_bytes
+RETURN m.vector_state = 'pending' AS vector_pending, m.superseded_by IS NOT NULL AS superseded,
+       db_size_bytes

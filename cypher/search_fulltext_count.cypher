@@ -6,4 +6,5 @@ WHERE node.namespace = $namespace
   AND ($created_from IS NULL OR node.created_at >= $created_from)
   AND ($created_to IS NULL OR node.created_at <= $created_to)
   AND ($min_score IS NULL OR coalesce(node.score, 50.0) >= $min_score)
+  AND ($include_superseded OR node.superseded_by IS NULL)
 RETURN count(node) AS total

@@ -7,6 +7,7 @@ WHERE m.key STARTS WITH $query
   AND ($created_from IS NULL OR m.created_at >= $created_from)
   AND ($created_to IS NULL OR m.created_at <= $created_to)
   AND ($min_score IS NULL OR coalesce(m.score, 50.0) >= $min_score)
+  AND ($include_superseded OR m.superseded_by IS NULL)
 RETURN m.id AS id, CASE WHEN m.key = $query THEN 1.0 ELSE 0.9 END AS score,
        m.created_at.epochMillis AS created_ms
 ORDER BY score DESC, m.key
@@ -19,6 +20,7 @@ WHERE ($types IS NULL OR m.type IN $types)
   AND ($created_from IS NULL OR m.created_at >= $created_from)
   AND ($created_to IS NULL OR m.created_at <= $created_to)
   AND ($min_score IS NULL OR coalesce(m.score, 50.0) >= $min_score)
+  AND ($include_superseded OR m.superseded_by IS NULL)
 RETURN m.id AS id, 1.0 AS score, m.created_at.epochMillis AS created_ms
 ORDER BY score DESC
 LIMIT $limit

@@ -147,7 +147,7 @@ async def _open_runtime(settings: Settings) -> AsyncGenerator[Runtime]:
                         settings, graph, vectors, embedder, memories, context_vectors
                     ),
                     reconciler=reconciler,
-                    importer=BulkImporter(settings, graph, vectors, embedder),
+                    importer=BulkImporter(settings, graph, vectors, embedder, context_vectors),
                     context=context,
                     authenticator=Authenticator(settings.auth),
                 )

@@ -98,6 +98,12 @@ class MemorySettings(BaseModel):
     enabled: bool = True
     max_size_bytes: int = Field(default=524_288_000, ge=1)
     protected_types: list[str] = Field(default_factory=lambda: ["decision"])
+    duplicate_threshold: float = Field(
+        default=0.95,
+        ge=0.0,
+        le=1.0,
+        description="Cosine from which memory_save lists an existing memory in `similar`.",
+    )
 
 
 class McpSettings(BaseModel):
@@ -138,6 +144,12 @@ class LimitsSettings(BaseModel):
     max_request_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
     max_links_per_save: int = Field(default=1000, ge=1)
     max_batch: int = Field(default=1000, ge=1)
+    max_import_bytes: int = Field(
+        default=4 * 1024**3, ge=1024, description="Largest POST /v1/import body (JSON Lines)."
+    )
+    max_import_line_bytes: int = Field(
+        default=1024**2, ge=1024, description="Largest line of an import; longer ones fail alone."
+    )
 
 
 class Settings(BaseSettings):

@@ -130,7 +130,9 @@ TOOLS: dict[str, ToolSpec] = {
 
 # HTTP-only routes (no tool twin) whose failure envelope carries list fields empty.
 BATCH_PATH = "/v1/memories/batch"
-HTTP_LIST_FIELDS: dict[str, tuple[str, ...]] = {BATCH_PATH: ("results",)}
+EXPORT_PATH = "/v1/export"
+IMPORT_PATH = "/v1/import"
+HTTP_LIST_FIELDS: dict[str, tuple[str, ...]] = {BATCH_PATH: ("results",), IMPORT_PATH: ("errors",)}
 
 
 def list_fields_for_path(path: str) -> tuple[str, ...]:

@@ -22,6 +22,7 @@ from service.core.errors import (
 )
 from service.core.models import LinkSpec, SaveInput, now_utc
 from service.core.save_plan import (
+    Restored,
     SavePlan,
     bulk_row,
     check_sizes,
@@ -29,6 +30,7 @@ from service.core.save_plan import (
     plan_memory,
     vector_point,
 )
+from service.core.supersede import flag_vectors, record_supersession, supersede_targets
 from service.stores.embeddings import Embedder
 from service.stores.graph_store import GraphStore, Tx
 from service.stores.vector_store import VectorStore
@@ -73,6 +75,8 @@ class Planned:
     index: int
     plan: SavePlan
     links: list[tuple[str, LinkSpec]]
+    supersedes: list[str] = field(default_factory=list[str])
+    restored: Restored | None = None
 
 
 @dataclass
@@ -91,20 +95,26 @@ class _Planner:
     _ids: dict[str, int] = field(default_factory=dict[str, int])  # id -> item index
     _keys: dict[str, int] = field(default_factory=dict[str, int])  # key -> item index
 
-    def add(self, index: int, data: SaveInput, found: dict[str, Any]) -> None:
+    def add(
+        self, index: int, data: SaveInput, found: dict[str, Any], restored: Restored | None
+    ) -> None:
         try:
-            plan = self._plan(data, found)
+            plan = self._plan(data, found, restored)
             self._check_repeat(plan)
             own = {plan.key: plan.id, plan.id: plan.id}
             targets = {ref: self._target(ref, own) for ref in (s.target for s in data.links)}
             missing = [ref for ref, target in targets.items() if target is None]
             if missing:
                 raise NotFound(f"Link target(s) not found: {', '.join(missing)}")
+            superseded = {ref: self._target(ref, own) for ref in data.supersedes}
+            old_ids, unknown = supersede_targets(plan.id, data.supersedes, superseded)
+            if unknown:
+                raise NotFound(f"Superseded memory(ies) not found: {', '.join(unknown)}")
         except MnemographError as exc:
             self.errors[index] = exc
             return
         links = [(str(targets[spec.target]), spec) for spec in data.links]
-        self.planned.append(Planned(index, plan, links))
+        self.planned.append(Planned(index, plan, links, old_ids, restored))
         self._ids[plan.id] = self._keys[plan.key] = index
         self._batch.update(own)
 
@@ -123,8 +133,9 @@ class _Planner:
     def _target(self, ref: str, own: dict[str, str]) -> str | None:
         return own.get(ref) or self._batch.get(ref) or self.stored.get(ref)
 
-    def _plan(self, data: SaveInput, found: dict[str, Any]) -> SavePlan:
-        """As a single save plans it: update the memory found by id (or key), else create."""
+    def _plan(self, data: SaveInput, found: dict[str, Any], restored: Restored | None) -> SavePlan:
+        """As a single save plans it: update the memory found by id (or key), else create; an
+        import keeps the exported creation time."""
         existing = existing_target(self.namespace, data, found)
         by_key = found["by_key"]
         if existing is not None and by_key is not None and by_key["id"] != existing["id"]:
@@ -134,7 +145,9 @@ class _Planner:
             data,
             memory_id=existing["id"] if existing else (data.id or str(uuid.uuid4())),
             key=data.key or (existing["key"] if existing else None),
-            created_at=existing["created_at"] if existing else now_utc(),
+            created_at=restored.created_at
+            if restored
+            else (existing["created_at"] if existing else now_utc()),
             embedder_model=self.model,
             dimensions=self.dimensions,
         )
@@ -169,6 +182,8 @@ class _Written:
     planner: _Planner
     pending: set[str] = field(default_factory=set[str])
     db_size_bytes: int = 0
+    superseded: set[str] = field(default_factory=set[str])
+    flagged: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
 
 
 class BatchSaver:
@@ -176,32 +191,53 @@ class BatchSaver:
     write, then the pending marks cleared; `service.core.reconcile` finishes a crash between."""
 
     def __init__(
-        self, settings: Settings, graph: GraphStore, vectors: VectorStore, embedder: Embedder
+        self,
+        settings: Settings,
+        graph: GraphStore,
+        vectors: VectorStore,
+        embedder: Embedder,
+        context_vectors: VectorStore | None = None,
     ) -> None:
         self.settings = settings
         self.graph = graph
         self.vectors = vectors
         self.embedder = embedder
+        self.context_vectors = context_vectors
 
     async def save(
-        self, namespace: str, items: Sequence[object], cleanup: Cleanup | None = None
+        self,
+        namespace: str,
+        items: Sequence[object],
+        cleanup: Cleanup | None = None,
+        restored: Mapping[int, Restored] | None = None,
     ) -> dict[str, Any]:
         """Per-item results in the order given; `saved` + `failed` = the number of items.
-        `cleanup(namespace, keep)` runs when the saves push the namespace over its budget."""
+        `cleanup(namespace, keep)` runs when the saves push the namespace over its budget;
+        `restored` (an import) gives items their exported timestamps and supersession."""
         checked = validate_items(self.settings.limits, items)
         valid = {i: data for i, data in enumerate(checked) if isinstance(data, SaveInput)}
         written = _Written(_Planner(namespace, self.embedder.model, self.embedder.dimensions, {}))
         if valid:
-            written = await self.graph.transaction(lambda tx: self._write(tx, namespace, valid))
+            written = await self.graph.transaction(
+                lambda tx: self._write(tx, namespace, valid, restored or {})
+            )
         planned = written.planner.planned
         await self._write_vectors(
-            namespace, [p.plan for p in planned if p.plan.id in written.pending]
+            namespace, [p.plan for p in planned if p.plan.id in written.pending], written.superseded
         )
+        stores = [self.vectors, self.context_vectors]
+        await flag_vectors(self.graph, stores, written.flagged, superseded=True)
         if cleanup is not None and written.db_size_bytes > self.settings.memory.max_size_bytes:
             await cleanup(namespace, [p.plan.id for p in planned])
         return batch_response(items, checked, planned, written.planner.errors)
 
-    async def _write(self, tx: Tx, namespace: str, valid: dict[int, SaveInput]) -> _Written:
+    async def _write(
+        self,
+        tx: Tx,
+        namespace: str,
+        valid: dict[int, SaveInput],
+        restored: Mapping[int, Restored],
+    ) -> _Written:
         """Find, plan and write in one transaction: what was read is what gets written."""
         found = await tx.run(
             "memory_find_many",
@@ -209,23 +245,30 @@ class BatchSaver:
             items=[{"index": i, "id": d.id or "", "key": d.key or ""} for i, d in valid.items()],
         )
         by_index = {int(row["index"]): row for row in found}
-        refs = list(dict.fromkeys(spec.target for data in valid.values() for spec in data.links))
+        refs = list(
+            dict.fromkeys(
+                ref
+                for data in valid.values()
+                for ref in [*(spec.target for spec in data.links), *data.supersedes]
+            )
+        )
         stored: dict[str, str] = {}
         if refs:
             rows = await tx.run("memory_resolve_refs", ids=refs, keys=refs, namespace=namespace)
             stored = {row["ref"]: row["id"] for row in rows}
         planner = _Planner(namespace, self.embedder.model, self.embedder.dimensions, stored)
         for index, data in valid.items():
-            planner.add(index, data, by_index[index])
+            planner.add(index, data, by_index[index], restored.get(index))
         if not planner.planned:
             return _Written(planner)
         rows = await tx.run(
             "memory_batch_upsert",
             namespace=namespace,
             now=now_utc(),
-            rows=[bulk_row(p.plan) for p in planner.planned],
+            rows=[bulk_row(p.plan, p.restored) for p in planner.planned],
         )
         pending = {row["id"] for row in rows if row["vector_pending"]}
+        superseded = {row["id"] for row in rows if row["superseded"]}
         size = int(rows[0]["db_size_bytes"])
         links = planner.link_rows()
         if links:
@@ -233,14 +276,22 @@ class BatchSaver:
                 "link_batch_upsert", namespace=namespace, now=now_utc(), links=links
             )
             size = int(linked[0]["db_size_bytes"])
-        return _Written(planner, pending, size)
+        flagged = await record_supersession(
+            tx, [(p.plan.id, p.supersedes) for p in planner.planned]
+        )
+        return _Written(planner, pending, size, superseded, flagged)
 
-    async def _write_vectors(self, namespace: str, plans: Sequence[SavePlan]) -> None:
+    async def _write_vectors(
+        self, namespace: str, plans: Sequence[SavePlan], superseded: set[str]
+    ) -> None:
         for start in range(0, len(plans), EMBED_CHUNK):
             chunk = plans[start : start + EMBED_CHUNK]
             vectors = await self.embedder.embed([plan.vector_text for plan in chunk])
             await self.vectors.upsert(
-                [vector_point(namespace, p, v) for p, v in zip(chunk, vectors, strict=True)]
+                [
+                    vector_point(namespace, p, v, p.id in superseded)
+                    for p, v in zip(chunk, vectors, strict=True)
+                ]
             )
         if plans:
             await self.graph.write(

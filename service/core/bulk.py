@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import replace
 from typing import Any, TypedDict
 
 from service.config import Settings
+from service.core.backup import Restorer, RestoreReport
 from service.core.batch import BatchSaver, Cleanup
+from service.core.errors import InvalidParameter, MnemographError
 from service.core.models import SaveInput, now_utc
 from service.core.save_plan import SavePlan, bulk_row, check_sizes, plan_memory, vector_point
 from service.stores.embeddings import Embedder
@@ -31,12 +33,18 @@ class BulkImporter:
     """Upserts memories by key in batches of 256, then their links by target key."""
 
     def __init__(
-        self, settings: Settings, graph: GraphStore, vectors: VectorStore, embedder: Embedder
+        self,
+        settings: Settings,
+        graph: GraphStore,
+        vectors: VectorStore,
+        embedder: Embedder,
+        context_vectors: VectorStore | None = None,
     ) -> None:
         self.settings = settings
         self.graph = graph
         self.vectors = vectors
         self.embedder = embedder
+        self.context_vectors = context_vectors
 
     async def run(
         self,
@@ -44,9 +52,15 @@ class BulkImporter:
         items: Sequence[SaveInput],
         on_progress: Callable[[int], None] | None = None,
     ) -> ImportReport:
-        """Every item is size-checked before anything is written."""
+        """Every item is size-checked before anything is written; supersessions are refused
+        (they go through memory_save or the batch endpoint)."""
         for data in items:
             check_sizes(self.settings.limits, data)
+            if data.supersedes:
+                raise InvalidParameter(
+                    "Invalid supersedes value: bulk import does not supersede. Must be empty "
+                    "(use memory_save or POST /v1/memories/batch)"
+                )
         imported = 0
         links: list[dict[str, Any]] = []
         for start in range(0, len(items), BATCH):
@@ -74,8 +88,20 @@ class BulkImporter:
     ) -> dict[str, Any]:
         """POST /v1/memories/batch: memory_save for each item, with per-item results (see
         `service.core.batch`)."""
-        saver = BatchSaver(self.settings, self.graph, self.vectors, self.embedder)
+        saver = BatchSaver(
+            self.settings, self.graph, self.vectors, self.embedder, self.context_vectors
+        )
         return await saver.save(namespace, items, cleanup)
+
+    async def restore(
+        self, namespace: str, lines: AsyncIterator[tuple[int, bytes | MnemographError]]
+    ) -> RestoreReport:
+        """POST /v1/import: JSON Lines of an export through the batch path (see
+        `service.core.backup`)."""
+        saver = BatchSaver(
+            self.settings, self.graph, self.vectors, self.embedder, self.context_vectors
+        )
+        return await Restorer(self.graph, saver).run(namespace, lines)
 
     async def _write_batch(self, namespace: str, batch: Sequence[SaveInput]) -> list[SavePlan]:
         """One batch: plans, vectors, Neo4j (pending), Qdrant, synced; plans carry stored ids."""
@@ -90,9 +116,13 @@ class BulkImporter:
             "memory_bulk_upsert", namespace=namespace, now=now, rows=[bulk_row(p) for p in plans]
         )
         stored_ids = {row["key"]: row["id"] for row in rows}
+        superseded = {row["id"] for row in rows if row["superseded"]}
         plans = [replace(plan, id=stored_ids[plan.key]) for plan in plans]
         await self.vectors.upsert(
-            [vector_point(namespace, p, v) for p, v in zip(plans, vectors, strict=True)]
+            [
+                vector_point(namespace, p, v, p.id in superseded)
+                for p, v in zip(plans, vectors, strict=True)
+            ]
         )
         await self.graph.write(
             "vector_mark_synced", items=[{"id": p.id, "content_hash": p.hash} for p in plans]

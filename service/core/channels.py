@@ -170,7 +170,17 @@ def _step(
     """Add the neighbours first reached at `hop`; keep the best path value among equally short
     paths. Returns the next frontier."""
     frontier: list[str] = []
-    for from_id, memory_id, key, memory_type, tags, score, created_ms, weight in neighbours:
+    for (
+        from_id,
+        memory_id,
+        key,
+        memory_type,
+        tags,
+        score,
+        created_ms,
+        weight,
+        superseded,
+    ) in neighbours:
         parent = reached[from_id]
         value = parent.path_value * float(weight if weight is not None else 0.5)
         known = reached.get(memory_id)
@@ -180,7 +190,13 @@ def _step(
             continue
         if len(reached) >= budget:
             continue
-        brief = {"type": memory_type, "tags": tags, "score": score, "created_ms": created_ms}
+        brief = {
+            "type": memory_type,
+            "tags": tags,
+            "score": score,
+            "created_ms": created_ms,
+            "superseded": superseded,
+        }
         reached[memory_id] = Reached(hop, [*parent.path, key], value, brief)
         frontier.append(memory_id)
     return frontier
@@ -195,4 +211,5 @@ def vector_filter(flt: MemoryFilters, namespace: str) -> VectorFilter:
         created_from_ms=epoch_ms_or_none(flt.created_from),
         created_to_ms=epoch_ms_or_none(flt.created_to),
         min_score=flt.min_score,
+        include_superseded=flt.include_superseded,
     )

@@ -11,9 +11,10 @@ from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
 from service.core.models import embedding_text, epoch_ms
+from service.core.save_plan import row_point
 from service.stores.embeddings import Embedder
 from service.stores.graph_store import GraphStore
-from service.stores.vector_store import VectorPoint, VectorStore
+from service.stores.vector_store import VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,7 @@ class ContextIndex:
             return 0
         texts = [_row_text(row) for row in rows]
         vectors = await self.embedder.embed(texts)
-        await self.vectors.upsert([_point(row, v) for row, v in zip(rows, vectors, strict=True)])
+        await self.vectors.upsert([row_point(row, v) for row, v in zip(rows, vectors, strict=True)])
         items = [
             {"id": row["id"], "seq": row["seq"], "text": text}
             for row, text in zip(rows, texts, strict=True)
@@ -95,16 +96,3 @@ def _row_text(row: dict[str, Any]) -> str:
         (ms, embedding_text(title, content or "")) for ms, title, content in row["neighbours"]
     ]
     return context_text(own, neighbours)
-
-
-def _point(row: dict[str, Any], vector: Any) -> VectorPoint:
-    return VectorPoint(
-        id=row["id"],
-        vector=vector,
-        namespace=row["namespace"],
-        type=row["type"],
-        tags=tuple(row["tags"] or ()),
-        key=row["key"],
-        created_at_ms=epoch_ms(row["created_at"]),
-        score=row["score"],
-    )

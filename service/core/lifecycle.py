@@ -20,6 +20,7 @@ from service.core.results import (
     TimelineItem,
     TimelineResult,
 )
+from service.core.supersede import flag_vectors
 from service.stores.graph_store import GraphStore, Row
 from service.stores.vector_store import VectorStore
 
@@ -48,14 +49,17 @@ async def remove_memories(
     namespace: str,
     ids: Sequence[str],
 ) -> list[Row]:
-    """Delete memories (links, both vectors, counters; neighbours' context marked pending).
-    Rows: `id, key, size_bytes` and `links`, the links removed with the whole set."""
+    """Delete memories (links, both vectors, counters; neighbours' context marked pending;
+    memories they superseded current again). Rows: `id, key, size_bytes` and `links`, the
+    links removed with the whole set."""
     rows = await graph.write("memory_delete", ids=list(ids), namespace=namespace, now=now_utc())
     deleted = [row["id"] for row in rows]
     await vectors.delete(deleted)
     if context_vectors is not None:
         await context_vectors.delete(deleted)
     await graph.write("tombstones_clear", ids=deleted)
+    restored = [memory for row in rows for memory in row["restored"]]
+    await flag_vectors(graph, [vectors, context_vectors], restored, superseded=False)
     return rows
 
 

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from service.config import Settings
 from service.core.errors import (
-    Conflict,
     InvalidParameter,
     MemoryDisabled,
     NotFound,
@@ -38,17 +36,12 @@ from service.core.results import (
     SaveResult,
 )
 from service.core.save_plan import (
-    SavePlan,
-    check_sizes,
-    existing_target,
     link_rows,
-    plan_memory,
-    stored_fields,
-    vector_point,
 )
+from service.core.saving import MemorySaver
 from service.core.sorting import filter_links, sort_links
-from service.stores.embeddings import Embedder, Vectors
-from service.stores.graph_store import GraphStore, Tx
+from service.stores.embeddings import Embedder
+from service.stores.graph_store import GraphStore
 from service.stores.vector_store import VectorStore
 
 log = logging.getLogger(__name__)
@@ -60,10 +53,6 @@ class LinkFilter:
 
     types: tuple[str, ...] = ()
     min_weight: float | None = None
-
-
-class _Replan(Exception):
-    """The memory a save targets changed between planning and writing; plan again."""
 
 
 class MemoryService:
@@ -83,6 +72,15 @@ class MemoryService:
         self.embedder = embedder
         self.context_vectors = context_vectors
         self.lifecycle = Lifecycle(settings, graph, vectors, context_vectors, self.hydrate)
+        self.saver = MemorySaver(
+            settings,
+            graph,
+            vectors,
+            embedder,
+            context_vectors,
+            hydrate=lambda namespace, ids, sort: self._hydrate(namespace, ids, sort),
+            cleanup=lambda namespace, keep: self.lifecycle.cleanup(namespace, keep=keep),
+        )
 
     def require_enabled(self) -> None:
         if not self.settings.memory.enabled:
@@ -96,48 +94,7 @@ class MemoryService:
     async def save(self, namespace: str, data: SaveInput) -> SaveResult:
         """Upsert by (namespace, key) or id; vectorised and indexed before it returns."""
         self.require_enabled()
-        check_sizes(self.settings.limits, data)
-        for _ in range(3):
-            plan = await self._plan_save(namespace, data)
-            try:
-                pending, vector, size = await self._write_and_embed(namespace, data.links, plan)
-            except _Replan:
-                continue
-            if pending:
-                if vector is None:
-                    vector = await self.embedder.embed([plan.vector_text])
-                await self.vectors.upsert([vector_point(namespace, plan, vector[0])])
-                synced = self.graph.write(
-                    "vector_mark_synced", items=[{"id": plan.id, "content_hash": plan.hash}]
-                )
-                _, memories = await asyncio.gather(
-                    synced, self._hydrate(namespace, [plan.id], sort=True)
-                )
-            else:
-                memories = await self._hydrate(namespace, [plan.id], sort=True)
-            if size > self.settings.memory.max_size_bytes:  # over budget: LRU down to 85%
-                await self.lifecycle.cleanup(namespace, keep=[plan.id])
-            return {"success": True, "memory": memories[0], "created": plan.created}
-        raise Conflict("The memory changed concurrently three times in a row; retry the save")
-
-    async def _write_and_embed(
-        self, namespace: str, links: Sequence[LinkSpec], plan: SavePlan
-    ) -> tuple[bool, Vectors | None, int]:
-        """The Neo4j transaction and the embedding of changed text, concurrently; the first
-        failure of either is raised as itself."""
-        changed = plan.hash != plan.fields.get("previous_hash")
-        try:
-            async with asyncio.TaskGroup() as group:
-                writing = group.create_task(
-                    self.graph.transaction(lambda tx: self._write_save(tx, namespace, links, plan))
-                )
-                embedding = (
-                    group.create_task(self.embedder.embed([plan.vector_text])) if changed else None
-                )
-        except ExceptionGroup as failed:
-            raise failed.exceptions[0] from None
-        pending, size = writing.result()
-        return pending, embedding.result() if embedding else None, size
+        return await self.saver.save(namespace, data)
 
     async def update(self, namespace: str, ref: str, changes: UpdateInput) -> SaveResult:
         """Partial update of one memory (id or key): unset fields keep their values; a new
@@ -166,6 +123,7 @@ class MemoryService:
             merged["summary"] = None
         merged.update(given)
         merged["links"] = given.get("links") or []
+        merged["supersedes"] = given.get("supersedes") or []
         merged["id"] = current["id"]
         return await self.save(namespace, SaveInput.model_validate(merged))
 
@@ -187,59 +145,6 @@ class MemoryService:
                 f"Invalid ids/keys value: {len(ids) + len(keys)} references. Must be at most "
                 f"{limit} per call"
             )
-
-    async def _plan_save(self, namespace: str, data: SaveInput) -> SavePlan:
-        found = await self.graph.read(
-            "memory_find_for_save", id=data.id or "", namespace=namespace, key=data.key or ""
-        )
-        existing = existing_target(namespace, data, found[0])
-        plan = plan_memory(
-            namespace,
-            data,
-            memory_id=existing["id"] if existing else (data.id or str(uuid.uuid4())),
-            key=data.key or (existing["key"] if existing else None),
-            created_at=existing["created_at"] if existing else now_utc(),
-            embedder_model=self.embedder.model,
-            dimensions=self.embedder.dimensions,
-        )
-        if existing is None:
-            return plan
-        plan.fields["previous_hash"] = existing["content_hash"]
-        plan.fields["previous_key"] = existing["key"]
-        return replace(plan, created=False)
-
-    async def _write_save(
-        self, tx: Tx, namespace: str, links: Sequence[LinkSpec], plan: SavePlan
-    ) -> tuple[bool, int]:
-        found = await tx.run("memory_find_for_save", id=plan.id, namespace=namespace, key=plan.key)
-        by_id, by_key = found[0]["by_id"], found[0]["by_key"]
-        if (by_id is None) != plan.created or (
-            by_id and by_id["key"] != plan.fields["previous_key"]
-        ):
-            raise _Replan()
-        if by_key is not None and by_key["id"] != plan.id:
-            raise Conflict(f"Key '{plan.key}' is already used by memory {by_key['id']}")
-        fields = stored_fields(plan)
-        rows = await tx.run(
-            "memory_upsert",
-            id=plan.id,
-            now=now_utc(),
-            created_at=plan.created_at,
-            content_hash=plan.hash,
-            **fields,
-        )
-        if links:
-            targets = await self._resolve_in(tx, namespace, [link.target for link in links])
-            missing = [link.target for link in links if link.target not in targets]
-            if missing:
-                raise NotFound(f"Link target(s) not found: {', '.join(dict.fromkeys(missing))}")
-            await tx.run(
-                "link_upsert",
-                source_id=plan.id,
-                now=now_utc(),
-                links=link_rows([(targets[link.target], link) for link in links]),
-            )
-        return bool(rows[0]["vector_pending"]), int(rows[0]["db_size_bytes"])
 
     # -- get ------------------------------------------------------------------------------
 
@@ -300,12 +205,6 @@ class MemoryService:
         """Ref → memory id for the refs that exist in the namespace."""
         rows = await self.graph.read(
             "memory_resolve_refs", ids=list(ids), keys=list(keys), namespace=namespace
-        )
-        return {row["ref"]: row["id"] for row in rows}
-
-    async def _resolve_in(self, tx: Tx, namespace: str, refs: Sequence[str]) -> dict[str, str]:
-        rows = await tx.run(
-            "memory_resolve_refs", ids=list(refs), keys=list(refs), namespace=namespace
         )
         return {row["ref"]: row["id"] for row in rows}
 

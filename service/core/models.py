@@ -106,6 +106,16 @@ LinksParam = Annotated[
 IdParam = Annotated[
     MemoryId | None, Field(description="UUID to use when creating (server-generated otherwise).")
 ]
+MAX_SUPERSEDES = 32
+SupersedesParam = Annotated[
+    list[Annotated[str, StringConstraints(min_length=1, max_length=512)]],
+    Field(
+        max_length=MAX_SUPERSEDES,
+        description="Ids or keys of memories this one replaces (≤ 32): they get superseded_by "
+        "and are left out of search and retrieval unless include_superseded is true.",
+        examples=[["decision:use-sql-js:1a2b3c4d"]],
+    ),
+]
 WeightParam = Annotated[Weight, Field(description="Link weight 0–1.")]
 LinkTypeParam = Annotated[LinkType, Field(description="Link type.")]
 TermParam = Annotated[Term | None, Field(description="Optional short label.")]
@@ -126,6 +136,7 @@ class SaveInput(BaseModel):
     metadata: MetadataParam = Field(default_factory=dict[str, Any])
     session_id: SessionParam = None
     links: LinksParam = Field(default_factory=list[LinkSpec])
+    supersedes: SupersedesParam = Field(default_factory=list[str])
     id: IdParam = None
 
 
@@ -144,6 +155,7 @@ class UpdateInput(BaseModel):
     metadata: MetadataParam | None = None
     session_id: SessionParam = None
     links: LinksParam | None = None
+    supersedes: SupersedesParam | None = None
 
 
 def redact(text: str) -> str:
@@ -201,6 +213,11 @@ def content_hash(text: str, payload: dict[str, Any], model: str) -> str:
     """Changes whenever the vector or its Qdrant payload must be rewritten."""
     material = json.dumps([model, text, payload], ensure_ascii=False, sort_keys=True)
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
+
+
+def text_sha256(content: str) -> str:
+    """The hash of a memory's content alone: equal contents under different keys are duplicates."""
+    return hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
 def iso_ms(value: datetime | int | None) -> str | None:
@@ -268,5 +285,8 @@ def memory_view(memory: dict[str, Any], links: list[dict[str, Any]]) -> MemoryVi
         "updated_at": iso_ms(memory.get("updated_at")),
         "accessed_at": iso_ms(memory.get("accessed_at")),
         "access_count": memory.get("access_count") or 0,
+        "superseded_by": memory.get("superseded_by"),
+        "superseded_at": iso_ms(memory.get("superseded_at")),
+        "supersedes": list(memory.get("supersedes") or []),
         "links": [link_view(link) for link in links],
     }

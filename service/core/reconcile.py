@@ -6,10 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from service.core.context_index import ContextIndex
-from service.core.models import embedding_text, epoch_ms
+from service.core.models import embedding_text
+from service.core.save_plan import row_point
 from service.stores.embeddings import Embedder
 from service.stores.graph_store import GraphStore
-from service.stores.vector_store import VectorPoint, VectorStore
+from service.stores.vector_store import VectorStore
 
 BATCH = 256
 DRIFT_BATCH = 1000
@@ -57,19 +58,7 @@ class Reconciler:
         while rows := await self.graph.read("vector_pending", limit=BATCH):
             texts = [embedding_text(row["title"] or "", row["content"] or "") for row in rows]
             vectors = await self.embedder.embed(texts)
-            points = [
-                VectorPoint(
-                    id=row["id"],
-                    vector=vectors[i],
-                    namespace=row["namespace"],
-                    type=row["type"],
-                    tags=tuple(row["tags"] or ()),
-                    key=row["key"],
-                    created_at_ms=epoch_ms(row["created_at"]),
-                    score=row["score"],
-                )
-                for i, row in enumerate(rows)
-            ]
+            points = [row_point(row, vectors[i]) for i, row in enumerate(rows)]
             await self.vectors.upsert(points)
             items = [{"id": row["id"], "content_hash": row["content_hash"]} for row in rows]
             await self.graph.write("vector_mark_synced", items=items)

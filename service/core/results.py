@@ -34,13 +34,23 @@ class MemoryView(TypedDict):
     updated_at: str | None
     accessed_at: str | None
     access_count: int
+    superseded_by: str | None
+    superseded_at: str | None
+    supersedes: list[str]
     links: list[LinkView]
+
+
+class SimilarMemory(TypedDict):
+    id: str
+    key: str
+    score: float
 
 
 class SaveResult(TypedDict):
     success: bool
     memory: MemoryView
     created: bool
+    similar: list[SimilarMemory]
 
 
 class GetResult(TypedDict):

@@ -25,6 +25,7 @@ from service.core.models import (
     memory_size_bytes,
     metadata_json,
     redact,
+    text_sha256,
     utf8_len,
 )
 from service.stores.vector_store import VectorPoint
@@ -41,6 +42,28 @@ class SavePlan:
     fields: dict[str, Any]
     hash: str
     vector_text: str
+
+
+@dataclass(frozen=True)
+class Restored:
+    """What an import restores as it was exported, beyond the saved fields."""
+
+    created_at: datetime
+    updated_at: datetime
+    accessed_at: datetime
+    access_count: int
+    superseded_by: str | None
+    superseded_at: datetime | None
+
+    def row(self) -> dict[str, Any]:
+        return {
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "accessed_at": self.accessed_at,
+            "access_count": self.access_count,
+            "superseded_by": self.superseded_by,
+            "superseded_at": self.superseded_at,
+        }
 
 
 def plan_memory(
@@ -69,6 +92,7 @@ def plan_memory(
         "score": data.score,
         "metadata_json": metadata_json(data.metadata),
         "session_id": data.session_id,
+        "text_sha256": text_sha256(content),
         "previous_hash": None,
         "previous_key": None,
     }
@@ -113,7 +137,9 @@ def check_sizes(limits: LimitsSettings, data: SaveInput) -> None:
         )
 
 
-def vector_point(namespace: str, plan: SavePlan, vector: npt.NDArray[np.float32]) -> VectorPoint:
+def vector_point(
+    namespace: str, plan: SavePlan, vector: npt.NDArray[np.float32], superseded: bool = False
+) -> VectorPoint:
     """The plan's vector with its filter payload."""
     return VectorPoint(
         id=plan.id,
@@ -124,6 +150,23 @@ def vector_point(namespace: str, plan: SavePlan, vector: npt.NDArray[np.float32]
         key=plan.key,
         created_at_ms=epoch_ms(plan.created_at),
         score=plan.fields["score"],
+        superseded=superseded,
+    )
+
+
+def row_point(row: dict[str, Any], vector: npt.NDArray[np.float32]) -> VectorPoint:
+    """A vector point from a stored memory row (id, namespace, key, type, tags, score,
+    created_at, superseded_by), for reconcile and the context indexer."""
+    return VectorPoint(
+        id=row["id"],
+        vector=vector,
+        namespace=row["namespace"],
+        type=row["type"],
+        tags=tuple(row["tags"] or ()),
+        key=row["key"],
+        created_at_ms=epoch_ms(row["created_at"]),
+        score=row["score"],
+        superseded=row.get("superseded_by") is not None,
     )
 
 
@@ -132,12 +175,13 @@ def stored_fields(plan: SavePlan) -> dict[str, Any]:
     return {k: v for k, v in plan.fields.items() if not k.startswith("previous_")}
 
 
-def bulk_row(plan: SavePlan) -> dict[str, Any]:
+def bulk_row(plan: SavePlan, restored: Restored | None = None) -> dict[str, Any]:
     return {
         **stored_fields(plan),
         "id": plan.id,
         "created_at": plan.created_at,
         "content_hash": plan.hash,
+        "restore": restored.row() if restored else None,
     }
 
 

@@ -68,6 +68,10 @@ KeywordsParam = Annotated[
         examples=[["neo4j", "fulltext"], "neo4j, fulltext"],
     ),
 ]
+IncludeSupersededParam = Annotated[
+    bool,
+    Field(description="Also return memories superseded by a newer one (false: left out)."),
+]
 OperatorParam = Annotated[
     Operator, Field(description="OR (any keyword, default) or AND (all keywords).")
 ]
@@ -82,9 +86,11 @@ class MemoryFilters:
     created_from: datetime | None = None
     created_to: datetime | None = None
     min_score: float | None = None
+    include_superseded: bool = False
 
     def cypher(self) -> dict[str, Any]:
         return {
+            "include_superseded": self.include_superseded,
             "types": list(self.types) or None,
             "tags": list(self.tags),
             "created_from": self.created_from,
@@ -103,6 +109,7 @@ class MemoryFilters:
             and (low is None or (created is not None and created >= low))
             and (high is None or (created is not None and created <= high))
             and (self.min_score is None or (50.0 if score is None else score) >= self.min_score)
+            and (self.include_superseded or not memory.get("superseded"))
         )
 
 
@@ -193,6 +200,7 @@ class RetrieveInput(BaseModel):
     max_hops: MaxHopsParam = 2
     anchors: AnchorsParam = None
     sortLinks: SortLinksParam = None
+    include_superseded: IncludeSupersededParam = False
 
     def memory_filters(self) -> MemoryFilters:
         extra = self.filters or RetrieveFilters()
@@ -203,6 +211,7 @@ class RetrieveInput(BaseModel):
             created_from=parse_date("date_from", extra.date_from, end_of_day=False),
             created_to=parse_date("date_to", extra.date_to, end_of_day=True),
             min_score=extra.min_score,
+            include_superseded=self.include_superseded,
         )
 
 
@@ -218,9 +227,14 @@ class SearchInput(BaseModel):
     limit: LimitParam = 10
     offset: OffsetParam = 0
     sortLinks: SortLinksParam = None
+    include_superseded: IncludeSupersededParam = False
 
     def memory_filters(self) -> MemoryFilters:
-        return MemoryFilters(types=type_list(self.type), tags=tuple(dict.fromkeys(self.tags or ())))
+        return MemoryFilters(
+            types=type_list(self.type),
+            tags=tuple(dict.fromkeys(self.tags or ())),
+            include_superseded=self.include_superseded,
+        )
 
 
 class FulltextInput(BaseModel):
@@ -234,6 +248,7 @@ class FulltextInput(BaseModel):
     limit: LimitParam = 10
     offset: OffsetParam = 0
     sortLinks: SortLinksParam = None
+    include_superseded: IncludeSupersededParam = False
 
     def memory_filters(self) -> MemoryFilters:
-        return MemoryFilters(types=type_list(self.type))
+        return MemoryFilters(types=type_list(self.type), include_superseded=self.include_superseded)

@@ -54,8 +54,12 @@ class SelfHealingVectorStore:
     async def delete(self, ids: Sequence[str]) -> None:
         await self._write(lambda: self.inner.delete(ids))
 
+    async def set_superseded(self, ids: Sequence[str], superseded: bool) -> None:
+        await self._write(lambda: self.inner.set_superseded(ids, superseded))
+
     async def _write(self, write: Callable[[], Awaitable[None]]) -> None:
-        """Upserts and deletes are idempotent by point id, so one retry after a reopen is safe."""
+        """Upserts, deletes and payload flags are idempotent by point id, so one retry after a
+        reopen is safe."""
         generation = self._generation
         try:
             await write()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -89,6 +90,22 @@ async def test_namespace_type_tag_and_date_filters_are_applied_in_the_engine(
     assert ids(await store.search(base, VectorFilter("ns", tags=("x", "y")), 10)) == [a.id]
     assert ids(await store.search(base, VectorFilter("ns", created_from_ms=150), 10)) == [b.id]
     assert ids(await store.search(base, VectorFilter("ns", created_to_ms=100), 10)) == [a.id]
+
+
+async def test_superseded_points_are_left_out_unless_asked_for_and_still_counted(
+    store: VectorStore,
+) -> None:
+    base = np.ones(384, dtype=np.float32)
+    a, b = point(base), point(base)
+    flagged = replace(point(base), superseded=True)
+    await store.upsert([a, b, flagged])
+    assert ids(await store.search(base, VectorFilter("ns"), 10)) == sorted([a.id, b.id])
+    await store.set_superseded([a.id, str(uuid.uuid4())], True)  # an unknown id is skipped
+    await store.set_superseded([flagged.id], False)
+    assert ids(await store.search(base, VectorFilter("ns"), 10)) == sorted([b.id, flagged.id])
+    everything = VectorFilter("ns", include_superseded=True)
+    assert ids(await store.search(base, everything, 10)) == sorted([a.id, b.id, flagged.id])
+    assert await store.count("ns") == 3
 
 
 async def test_delete_removes_points_and_counts_follow(store: VectorStore) -> None:

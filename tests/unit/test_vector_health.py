@@ -4,7 +4,7 @@ once more; readiness fails while writes cannot be made to work (a fake engine: a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -54,6 +54,14 @@ class FlakyEngine:
         for point_id in ids:
             self.points.pop(point_id, None)
 
+    async def set_superseded(self, ids: Sequence[str], superseded: bool) -> None:
+        self.calls.append("set_superseded")
+        if self.broken:
+            raise BackendUnavailable("qdrant", "Failed to flush payload_index")
+        for point_id in ids:
+            if point_id in self.points:
+                self.points[point_id] = replace(self.points[point_id], superseded=superseded)
+
     async def check(self) -> None:
         if self.open_fails:
             raise BackendUnavailable("qdrant", "not open")
@@ -100,6 +108,17 @@ async def test_a_write_that_fails_is_retried_once_after_reopening_and_readiness_
     assert engine.calls == ["upsert", "close", "open", "flush", "upsert"]
     assert sorted(engine.points) == ["a"]
     await store.check()
+
+
+async def test_a_payload_flag_that_fails_is_retried_once_after_reopening() -> None:
+    engine = FlakyEngine()
+    store = SelfHealingVectorStore(engine)
+    await store.upsert([point("a")])
+    engine.broken = True
+    await store.set_superseded(["a", "missing"], True)
+    assert engine.calls == ["upsert", "set_superseded", "close", "open", "flush", "set_superseded"]
+    assert engine.points["a"].superseded is True
+    assert sorted(engine.points) == ["a"]
 
 
 async def test_writes_that_fail_after_a_reopen_make_readiness_fail_until_a_write_succeeds() -> None:

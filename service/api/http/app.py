@@ -13,12 +13,12 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
-from service.api.http import batch, lifecycle, links, memories, ops, search
+from service.api.http import backup, batch, lifecycle, links, memories, ops, search
 from service.api.mcp.server import build_mcp_server
 from service.api.metrics import REQUEST_LATENCY, REQUESTS
-from service.api.tools import list_fields_for_path
+from service.api.tools import IMPORT_PATH, list_fields_for_path
 from service.app import RuntimeRef, open_runtime
-from service.config import Settings
+from service.config import LimitsSettings, Settings
 from service.core.errors import (
     InternalError,
     MnemographError,
@@ -58,11 +58,12 @@ def create_app(settings: Settings) -> FastAPI:
     )
     app.state.runtime_ref = ref
     add_error_handlers(app)
-    add_middleware(app, settings.limits.max_request_bytes)
+    add_middleware(app, settings.limits)
     for router in (
         ops.router,
         memories.router,
         batch.router,
+        backup.router,
         links.router,
         search.router,
         lifecycle.router,
@@ -92,16 +93,17 @@ def add_error_handlers(app: FastAPI) -> None:
         return error_response(request, error)
 
 
-def add_middleware(app: FastAPI, max_request_bytes: int) -> None:
-    """Body size limit (before the body is read) and request metrics."""
+def add_middleware(app: FastAPI, limits: LimitsSettings) -> None:
+    """Body size limit (before the body is read; imports have their own) and request metrics."""
 
     @app.middleware("http")
     async def _limit_body(request: Request, call_next: Any) -> Response:
         declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > max_request_bytes:
-            error = PayloadTooLarge(
-                f"Request body is {declared} bytes; the limit is {max_request_bytes}"
-            )
+        limit = (
+            limits.max_import_bytes if request.url.path == IMPORT_PATH else limits.max_request_bytes
+        )
+        if declared.isdigit() and int(declared) > limit:
+            error = PayloadTooLarge(f"Request body is {declared} bytes; the limit is {limit}")
             return error_response(request, error)
         return await call_next(request)
 

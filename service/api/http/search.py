@@ -63,6 +63,9 @@ async def search(
     limit: Annotated[Limit, Query(description=described(SearchInput, "limit"))] = 10,
     offset: Annotated[Offset, Query(description=described(SearchInput, "offset"))] = 0,
     sortLinks: SortLinksQuery = None,
+    include_superseded: Annotated[
+        bool, Query(description=described(SearchInput, "include_superseded"))
+    ] = False,
     namespace: NamespaceQuery = None,
 ) -> JSONResponse:
     """memory_search; `type` and `tags` repeat or take comma-separated values."""
@@ -76,6 +79,7 @@ async def search(
         limit=limit,
         offset=offset,
         sortLinks=sortLinks,
+        include_superseded=include_superseded,
     )
     return JSONResponse(await rt.retrieval.search(who.namespace_for(namespace), params))
 
@@ -92,6 +96,9 @@ async def fulltext(
     limit: Annotated[Limit, Query(description=described(FulltextInput, "limit"))] = 10,
     offset: Annotated[Offset, Query(description=described(FulltextInput, "offset"))] = 0,
     sortLinks: SortLinksQuery = None,
+    include_superseded: Annotated[
+        bool, Query(description=described(FulltextInput, "include_superseded"))
+    ] = False,
     namespace: NamespaceQuery = None,
 ) -> JSONResponse:
     """memory_fulltext_search with highlighted excerpts."""
@@ -104,5 +111,6 @@ async def fulltext(
         limit=limit,
         offset=offset,
         sortLinks=sortLinks,
+        include_superseded=include_superseded,
     )
     return JSONResponse(await rt.retrieval.fulltext(who.namespace_for(namespace), params))

@@ -24,6 +24,7 @@ from service.core.models import (
     ScoreParam,
     SessionParam,
     SummaryParam,
+    SupersedesParam,
     TagsParam,
     TermParam,
     TitleParam,
@@ -55,6 +56,7 @@ def _save(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
         metadata: MetadataParam | None = None,
         session_id: SessionParam = None,
         links: LinksParam | None = None,
+        supersedes: SupersedesParam | None = None,
         id: IdParam = None,
         namespace: NamespaceParam = None,
     ) -> CallToolResult:
@@ -71,6 +73,7 @@ def _save(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
                 "metadata": metadata or {},
                 "session_id": session_id,
                 "links": links or [],
+                "supersedes": supersedes or [],
                 "id": id,
             }
         )

@@ -13,6 +13,7 @@ from service.api.params import NamespaceParam
 from service.api.tools import TOOLS
 from service.core.search_inputs import (
     AnchorsParam,
+    IncludeSupersededParam,
     LimitParam,
     MaxHopsParam,
     QueryParam,
@@ -38,6 +39,7 @@ def register(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
         max_hops: MaxHopsParam = 2,
         anchors: AnchorsParam = None,
         sortLinks: SortLinksParam = None,
+        include_superseded: IncludeSupersededParam = False,
         namespace: NamespaceParam = None,
     ) -> CallToolResult:
         runtime, who = session.open(ctx, "reader")
@@ -52,6 +54,7 @@ def register(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
                 "max_hops": max_hops,
                 "anchors": anchors,
                 "sortLinks": sortLinks,
+                "include_superseded": include_superseded,
             }
         )
         result = await runtime.retrieval.retrieve(who.namespace_for(namespace), params)

@@ -13,6 +13,7 @@ from service.api.params import NamespaceParam
 from service.api.tools import TOOLS
 from service.core.search_inputs import (
     FulltextInput,
+    IncludeSupersededParam,
     KeywordsParam,
     LimitParam,
     OffsetParam,
@@ -37,6 +38,7 @@ def register(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
         limit: LimitParam = 10,
         offset: OffsetParam = 0,
         sortLinks: SortLinksParam = None,
+        include_superseded: IncludeSupersededParam = False,
         namespace: NamespaceParam = None,
     ) -> CallToolResult:
         runtime, who = session.open(ctx, "reader")
@@ -48,6 +50,7 @@ def register(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
             limit=limit,
             offset=offset,
             sortLinks=sortLinks,
+            include_superseded=include_superseded,
         )
         return tool_result(await runtime.retrieval.search(who.namespace_for(namespace), params))
 
@@ -60,6 +63,7 @@ def register(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
         limit: LimitParam = 10,
         offset: OffsetParam = 0,
         sortLinks: SortLinksParam = None,
+        include_superseded: IncludeSupersededParam = False,
         namespace: NamespaceParam = None,
     ) -> CallToolResult:
         runtime, who = session.open(ctx, "reader")
@@ -70,5 +74,6 @@ def register(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
             limit=limit,
             offset=offset,
             sortLinks=sortLinks,
+            include_superseded=include_superseded,
         )
         return tool_result(await runtime.retrieval.fulltext(who.namespace_for(namespace), params))

@@ -13,7 +13,7 @@ import numpy.typing as npt
 VECTOR_NAME = "dense"
 # Payload fields with an index; `namespace` is the tenant key.
 KEYWORD_FIELDS = ("namespace", "type", "tags", "key")
-INTEGER_FIELDS = ("created_at",)
+INTEGER_FIELDS = ("created_at", "superseded")
 FLOAT_FIELDS = ("score",)
 
 
@@ -29,10 +29,13 @@ class VectorPoint:
     key: str
     created_at_ms: int
     score: float | None = None
+    superseded: bool = False
 
     def payload(self) -> dict[str, Any]:
-        """Filterable fields; `score` is the importance with null counted as 50."""
+        """Filterable fields; `score` is the importance with null counted as 50; `superseded`
+        is 0 or 1 (Qdrant Edge 0.9 matches no boolean payload value: measured)."""
         return {
+            "superseded": int(self.superseded),
             "namespace": self.namespace,
             "type": self.type,
             "tags": list(self.tags),
@@ -52,6 +55,7 @@ class VectorFilter:
     created_from_ms: int | None = None
     created_to_ms: int | None = None
     min_score: float | None = None
+    include_superseded: bool = False
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,10 @@ class VectorStore(Protocol):
     async def upsert(self, points: Sequence[VectorPoint]) -> None: ...
 
     async def delete(self, ids: Sequence[str]) -> None: ...
+
+    async def set_superseded(self, ids: Sequence[str], superseded: bool) -> None:
+        """Set the `superseded` payload flag of the points that exist among `ids`."""
+        ...
 
     async def search(
         self,

@@ -136,6 +136,12 @@ class EdgeVectorStore:
         if ids:
             await self._write(edge.UpdateOperation.delete_points(list(ids)))
 
+    async def set_superseded(self, ids: Sequence[str], superseded: bool) -> None:
+        if ids:
+            points = edge.Filter(must=[edge.HasIdCondition(set(ids))])
+            payload = {"superseded": int(superseded)}
+            await self._write(edge.UpdateOperation.set_payload_by_filter(points, payload))
+
     async def _write(self, operation: edge.UpdateOperation) -> None:
         shard = self.shard
         try:
@@ -185,7 +191,11 @@ class EdgeVectorStore:
         return [VectorHit(str(p.id), float(p.score), created_at_ms(p.payload)) for p in points]
 
     async def count(self, namespace: str | None = None) -> int:
-        flt = None if namespace is None else _edge_filter(VectorFilter(namespace))
+        flt = (
+            None
+            if namespace is None
+            else _edge_filter(VectorFilter(namespace, include_superseded=True))
+        )
         return self.shard.count(edge.CountRequest(exact=True, filter=flt))
 
     async def existing_ids(self, ids: Sequence[str]) -> set[str]:
@@ -252,4 +262,7 @@ def _edge_filter(flt: VectorFilter) -> edge.Filter:
         must.append(edge.FieldCondition("created_at", range=bounds))
     if flt.min_score is not None:
         must.append(edge.FieldCondition("score", range=edge.RangeFloat(gte=flt.min_score)))
-    return edge.Filter(must=must)
+    if flt.include_superseded:
+        return edge.Filter(must=must)
+    superseded = edge.FieldCondition("superseded", match=edge.MatchValue(1))
+    return edge.Filter(must=must, must_not=[superseded])

@@ -89,6 +89,15 @@ class ServerVectorStore:
             selector = qm.PointIdsList(points=list(ids))
             await self._call(self._client.delete(self._collection, selector, wait=True))
 
+    async def set_superseded(self, ids: Sequence[str], superseded: bool) -> None:
+        if ids:
+            points = qm.Filter(must=[qm.HasIdCondition(has_id=list(ids))])
+            await self._call(
+                self._client.set_payload(
+                    self._collection, {"superseded": int(superseded)}, points=points, wait=True
+                )
+            )
+
     async def search(
         self,
         vector: npt.NDArray[np.float32],
@@ -112,7 +121,11 @@ class ServerVectorStore:
         ]
 
     async def count(self, namespace: str | None = None) -> int:
-        flt = None if namespace is None else _server_filter(VectorFilter(namespace))
+        flt = (
+            None
+            if namespace is None
+            else _server_filter(VectorFilter(namespace, include_superseded=True))
+        )
         result = await self._call(
             self._client.count(self._collection, count_filter=flt, exact=True)
         )
@@ -175,4 +188,7 @@ def _server_filter(flt: VectorFilter) -> qm.Filter:
         )
     if flt.min_score is not None:
         must.append(qm.FieldCondition(key="score", range=qm.Range(gte=flt.min_score)))
-    return qm.Filter(must=must)
+    if flt.include_superseded:
+        return qm.Filter(must=must)
+    superseded = qm.FieldCondition(key="superseded", match=qm.MatchValue(value=1))
+    return qm.Filter(must=must, must_not=[superseded])

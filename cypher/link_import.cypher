@@ -1,0 +1,17 @@
+// Restore exported LINK edges as they were (weight, term, created_at, seq), both ends in the
+// namespace; new ones are counted once in the namespace's counters. Rows: the lines written.
+UNWIND $links AS link
+MATCH (source:Memory {id: link.source_id})
+WHERE source.namespace = $namespace
+MATCH (target:Memory {id: link.target_id})
+WHERE target.namespace = $namespace
+OPTIONAL MATCH (source)-[old:LINK {type: link.type}]->(target)
+WITH source, target, link, old IS NULL AS created
+MERGE (source)-[r:LINK {type: link.type}]->(target)
+SET r.created_at = link.created_at, r.seq = link.seq, r.weight = link.weight, r.term = link.term,
+    source.context_state = 'pending', source.context_seq = coalesce(source.context_seq, 0) + 1,
+    target.context_state = 'pending', target.context_seq = coalesce(target.context_seq, 0) + 1
+WITH collect(link.line) AS lines, sum(CASE WHEN created THEN 1 ELSE 0 END) AS added
+MERGE (s:NamespaceStats {namespace: $namespace})
+SET s.links = coalesce(s.links, 0) + added
+RETURN lines

@@ -1,0 +1,226 @@
+"""memory_save: the upsert of one memory by key or id, with its links and supersessions, in the
+two-store order (Neo4j with the vector pending, Qdrant, then synced), and the near-duplicates
+of what was saved."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from service.config import Settings
+from service.core.errors import Conflict, NotFound
+from service.core.models import SaveInput, now_utc
+from service.core.results import MemoryView, SaveResult, SimilarMemory
+from service.core.save_plan import (
+    SavePlan,
+    check_sizes,
+    existing_target,
+    link_rows,
+    plan_memory,
+    stored_fields,
+    vector_point,
+)
+from service.core.supersede import flag_vectors, record_supersession, supersede_targets
+from service.stores.embeddings import Embedder, Vectors
+from service.stores.graph_store import GraphStore, Tx
+from service.stores.vector_store import VectorFilter, VectorStore
+
+SIMILAR_LIMIT = 10
+
+Hydrate = Callable[[str, Sequence[str], bool], Awaitable[list[MemoryView]]]
+Cleanup = Callable[[str, Sequence[str]], Awaitable[object]]
+
+
+class _Replan(Exception):
+    """The memory a save targets changed between planning and writing; plan again."""
+
+
+@dataclass(frozen=True)
+class _Written:
+    """What the save's transaction wrote."""
+
+    vector_pending: bool
+    superseded: bool
+    db_size_bytes: int
+    flagged: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+
+
+class MemorySaver:
+    """Saves one memory at a time (contract §4 memory_save)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        graph: GraphStore,
+        vectors: VectorStore,
+        embedder: Embedder,
+        context_vectors: VectorStore | None,
+        hydrate: Hydrate,
+        cleanup: Cleanup,
+    ) -> None:
+        self.settings = settings
+        self.graph = graph
+        self.vectors = vectors
+        self.embedder = embedder
+        self.context_vectors = context_vectors
+        self._hydrate = hydrate
+        self._cleanup = cleanup
+
+    async def save(self, namespace: str, data: SaveInput) -> SaveResult:
+        """Upsert by (namespace, key) or id; vectorised and indexed before it returns."""
+        check_sizes(self.settings.limits, data)
+        for _ in range(3):
+            plan = await self._plan(namespace, data)
+            try:
+                written, vector = await self._write_and_embed(namespace, data, plan)
+            except _Replan:
+                continue
+            return await self._finish(namespace, plan, written, vector)
+        raise Conflict("The memory changed concurrently three times in a row; retry the save")
+
+    async def _finish(
+        self, namespace: str, plan: SavePlan, written: _Written, vector: Vectors | None
+    ) -> SaveResult:
+        """Qdrant after Neo4j: the vector, the superseded flags, the pending marks cleared;
+        then the memory as stored, its near-duplicates, and an LRU cleanup when over budget."""
+        if vector is None:
+            vector = await self.embedder.embed([plan.vector_text])
+        if written.vector_pending:
+            point = vector_point(namespace, plan, vector[0], written.superseded)
+            await self.vectors.upsert([point])
+        stores = [self.vectors, self.context_vectors]
+        await flag_vectors(self.graph, stores, written.flagged, superseded=True)
+        if written.vector_pending:
+            await self.graph.write(
+                "vector_mark_synced", items=[{"id": plan.id, "content_hash": plan.hash}]
+            )
+        memories, similar = await asyncio.gather(
+            self._hydrate(namespace, [plan.id], True), self._similar(namespace, plan, vector[0])
+        )
+        if written.db_size_bytes > self.settings.memory.max_size_bytes:  # LRU down to 85%
+            await self._cleanup(namespace, [plan.id])
+        return {
+            "success": True,
+            "memory": memories[0],
+            "created": plan.created,
+            "similar": similar,
+        }
+
+    async def _write_and_embed(
+        self, namespace: str, data: SaveInput, plan: SavePlan
+    ) -> tuple[_Written, Vectors | None]:
+        """The Neo4j transaction and the embedding of changed text, concurrently; the first
+        failure of either is raised as itself."""
+        changed = plan.hash != plan.fields.get("previous_hash")
+        try:
+            async with asyncio.TaskGroup() as group:
+                writing = group.create_task(
+                    self.graph.transaction(lambda tx: self._write(tx, namespace, data, plan))
+                )
+                embedding = (
+                    group.create_task(self.embedder.embed([plan.vector_text])) if changed else None
+                )
+        except ExceptionGroup as failed:
+            raise failed.exceptions[0] from None
+        return writing.result(), embedding.result() if embedding else None
+
+    async def _plan(self, namespace: str, data: SaveInput) -> SavePlan:
+        found = await self.graph.read(
+            "memory_find_for_save", id=data.id or "", namespace=namespace, key=data.key or ""
+        )
+        existing = existing_target(namespace, data, found[0])
+        plan = plan_memory(
+            namespace,
+            data,
+            memory_id=existing["id"] if existing else (data.id or str(uuid.uuid4())),
+            key=data.key or (existing["key"] if existing else None),
+            created_at=existing["created_at"] if existing else now_utc(),
+            embedder_model=self.embedder.model,
+            dimensions=self.embedder.dimensions,
+        )
+        if existing is None:
+            return plan
+        plan.fields["previous_hash"] = existing["content_hash"]
+        plan.fields["previous_key"] = existing["key"]
+        return replace(plan, created=False)
+
+    async def _write(self, tx: Tx, namespace: str, data: SaveInput, plan: SavePlan) -> _Written:
+        found = await tx.run("memory_find_for_save", id=plan.id, namespace=namespace, key=plan.key)
+        by_id, by_key = found[0]["by_id"], found[0]["by_key"]
+        if (by_id is None) != plan.created or (
+            by_id and by_id["key"] != plan.fields["previous_key"]
+        ):
+            raise _Replan()
+        if by_key is not None and by_key["id"] != plan.id:
+            raise Conflict(f"Key '{plan.key}' is already used by memory {by_key['id']}")
+        rows = await tx.run(
+            "memory_upsert",
+            id=plan.id,
+            now=now_utc(),
+            created_at=plan.created_at,
+            content_hash=plan.hash,
+            **stored_fields(plan),
+        )
+        if data.links:
+            targets = await _resolve_in(tx, namespace, [link.target for link in data.links])
+            missing = [link.target for link in data.links if link.target not in targets]
+            if missing:
+                raise NotFound(f"Link target(s) not found: {', '.join(dict.fromkeys(missing))}")
+            pairs = [(targets[link.target], link) for link in data.links]
+            await tx.run("link_upsert", source_id=plan.id, now=now_utc(), links=link_rows(pairs))
+        flagged = await self._supersede(tx, namespace, data.supersedes, plan.id)
+        row = rows[0]
+        return _Written(
+            bool(row["vector_pending"]), bool(row["superseded"]), int(row["db_size_bytes"]), flagged
+        )
+
+    async def _supersede(
+        self, tx: Tx, namespace: str, refs: Sequence[str], new_id: str
+    ) -> list[dict[str, Any]]:
+        if not refs:
+            return []
+        old_ids, missing = supersede_targets(new_id, refs, await _resolve_in(tx, namespace, refs))
+        if missing:
+            raise NotFound(f"Superseded memory(ies) not found: {', '.join(missing)}")
+        return await record_supersession(tx, [(new_id, old_ids)])
+
+    async def _similar(
+        self, namespace: str, plan: SavePlan, vector: npt.NDArray[np.float32]
+    ) -> list[SimilarMemory]:
+        """Current memories of the namespace whose vector is within the duplicate threshold of
+        the saved one's, or whose content is the same; best first (then key)."""
+        threshold = self.settings.memory.duplicate_threshold
+        hits = await self.vectors.search(
+            vector, VectorFilter(namespace), SIMILAR_LIMIT + 1, threshold
+        )
+        cosines = {hit.id: hit.score for hit in hits if hit.id != plan.id}
+        rows = await self.graph.read(
+            "memory_similar",
+            ids=list(cosines),
+            namespace=namespace,
+            id=plan.id,
+            text_sha256=plan.fields["text_sha256"],
+            limit=SIMILAR_LIMIT,
+        )
+        similar: list[SimilarMemory] = [
+            {
+                "id": row["id"],
+                "key": row["key"],
+                "score": 1.0 if row["same_text"] else round(min(cosines[row["id"]], 1.0), 4),
+            }
+            for row in rows
+        ]
+        similar.sort(key=lambda item: (-item["score"], item["key"]))
+        return similar[:SIMILAR_LIMIT]
+
+
+async def _resolve_in(tx: Tx, namespace: str, refs: Sequence[str]) -> dict[str, str]:
+    """Ref (id or key) → memory id for the refs that exist in the namespace."""
+    rows = await tx.run("memory_resolve_refs", ids=list(refs), keys=list(refs), namespace=namespace)
+    return {row["ref"]: row["id"] for row in rows}

@@ -1,0 +1,226 @@
+"""Export and import against the real Neo4j, Qdrant Edge and embedding model: export → wipe →
+import gives back identical memories, links, timestamps, searches and stats; imports are
+idempotent, refuse bad lines one by one, and never reach into another namespace."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from service.core.backup import export_lines
+from service.core.bulk import BulkImporter
+from service.core.jsonl import numbered_lines
+from service.core.memories import MemoryService
+from service.core.models import SaveInput
+from service.core.retrieval import Retrieval
+from service.core.search_inputs import RetrieveInput, SearchInput
+from service.stores.graph_store import GraphStore
+
+MEMORIES: list[dict[str, Any]] = [
+    {
+        "key": "db",
+        "type": "decision",
+        "title": "Database",
+        "content": "We store memories in Neo4j and vectors in Qdrant",
+        "tags": ["arch", "storage"],
+        "score": 90,
+        "metadata": {"source": "adr-7", "nested": {"n": [1, 2]}},
+        "session_id": "s1",
+    },
+    {"key": "edge", "content": "Qdrant Edge runs embedded for laptops", "score": 40},
+    {"key": "cluster", "content": "Neo4j cluster and distributed Qdrant for teams"},
+    {"key": "old-port", "content": "The HTTP API listens on port 9000"},
+    {
+        "key": "new-port",
+        "content": "The HTTP API listens on port 8080",
+        "supersedes": ["old-port"],
+        "links": [
+            {"key": "edge", "weight": 0.2, "type": "see_also"},
+            {"key": "db", "weight": 0.9, "term": "stack"},
+            {"key": "cluster", "weight": 0.9},
+        ],
+    },
+]
+
+
+async def populate(memories: MemoryService, namespace: str) -> None:
+    for body in MEMORIES:
+        await memories.save(namespace, SaveInput.model_validate(body))
+    await memories.link(namespace, "db", "edge", weight=0.7, term="embedded")
+    await memories.get(namespace, keys=["db", "db", "edge"])  # access counts and times move
+
+
+async def export_bytes(graph: GraphStore, namespace: str) -> list[bytes]:
+    return [json.dumps(line).encode() async for line in export_lines(graph, namespace)]
+
+
+async def as_stream(lines: Sequence[bytes]) -> AsyncIterator[bytes]:
+    yield b"\n".join(lines) + b"\n"
+
+
+async def restore(importer: BulkImporter, namespace: str, lines: Sequence[bytes]) -> dict[str, Any]:
+    report = await importer.restore(namespace, numbered_lines(as_stream(lines), 1024**2))
+    return report.as_dict()
+
+
+async def snapshot(memories: MemoryService, retrieval: Retrieval, namespace: str) -> dict[str, Any]:
+    """Everything the round trip must keep: full memories (no access tracking), searches,
+    retrievals and the stats."""
+    ids = sorted((await memories.resolve(namespace, keys=[m["key"] for m in MEMORIES])).values())
+    views = await memories.hydrate(namespace, ids, sort=False)
+    search = await retrieval.search(namespace, SearchInput(query="Neo4j Qdrant", mode="hybrid"))
+    retrieved = {
+        mode: (
+            await retrieval.retrieve(
+                namespace, RetrieveInput(query="where are vectors stored", search_mode=mode)
+            )
+        )["results"]
+        for mode in ("vector", "keyword", "kv")
+    }
+    stats = await memories.lifecycle.stats(namespace)
+    return {
+        "memories": [views[i] for i in ids],
+        "search": search["results"],
+        "retrieve": retrieved,
+        "stats": {
+            k: stats[k]
+            for k in (
+                "memoryCount",
+                "linkCount",
+                "dbSizeBytes",
+                "sessionCount",
+                "oldestMemory",
+                "newestMemory",
+            )
+        },
+    }
+
+
+async def wipe(memories: MemoryService, namespace: str) -> None:
+    await memories.delete(namespace, keys=[m["key"] for m in MEMORIES])
+    assert (await memories.lifecycle.stats(namespace))["memoryCount"] == 0
+
+
+async def test_export_wipe_import_gives_back_the_same_namespace(
+    memories: MemoryService,
+    retrieval: Retrieval,
+    importer: BulkImporter,
+    graph: GraphStore,
+    namespace: str,
+) -> None:
+    await populate(memories, namespace)
+    before = await snapshot(memories, retrieval, namespace)
+    lines = await export_bytes(graph, namespace)
+    assert [json.loads(line)["kind"] for line in lines] == [
+        "header",
+        *["memory"] * 5,
+        *["link"] * 4,
+        "end",
+    ]
+    assert json.loads(lines[-1]) == {"kind": "end", "memories": 5, "links": 4}
+    await wipe(memories, namespace)
+    report = await restore(importer, namespace, lines)
+    assert report == {
+        "success": True,
+        "memories": {"created": 5, "updated": 0},
+        "links": 4,
+        "superseded": 1,
+        "failed": 0,
+        "complete": True,
+        "errors": [],
+        "errors_listed": 0,
+    }
+    after = await snapshot(memories, retrieval, namespace)
+    assert after == before
+    assert before["memories"][0]["access_count"] + before["memories"][1]["access_count"] > 0
+    assert (await export_bytes(graph, namespace))[1:] == lines[1:]
+
+
+async def test_importing_twice_changes_nothing_the_second_time(
+    memories: MemoryService,
+    retrieval: Retrieval,
+    importer: BulkImporter,
+    graph: GraphStore,
+    namespace: str,
+) -> None:
+    await populate(memories, namespace)
+    lines = await export_bytes(graph, namespace)
+    before = await snapshot(memories, retrieval, namespace)
+    report = await restore(importer, namespace, lines)
+    assert (report["memories"], report["links"], report["failed"]) == (
+        {"created": 0, "updated": 5},
+        4,
+        0,
+    )
+    assert await snapshot(memories, retrieval, namespace) == before
+    assert (await export_bytes(graph, namespace))[1:] == lines[1:]
+
+
+async def test_bad_lines_fail_alone_with_their_line_numbers(
+    importer: BulkImporter, memories: MemoryService, namespace: str
+) -> None:
+    kept_id = "0b7e5b52-1d3c-4c4e-9d7e-2f1d8b1c0a01"
+    good: dict[str, Any] = {
+        "kind": "memory",
+        "id": kept_id,
+        "key": "kept",
+        "content": "this one is fine",
+        "created_at": "2026-01-10T12:00:00.000Z",
+        "updated_at": "2026-01-10T12:00:00.000Z",
+        "accessed_at": "2026-01-11T08:30:00.000Z",
+        "access_count": 3,
+    }
+    lines = [
+        b"{not json",
+        json.dumps(
+            {**good, "id": "0b7e5b52-1d3c-4c4e-9d7e-2f1d8b1c0a02", "type": "Bad Type", "key": "bad"}
+        ).encode(),
+        json.dumps(good).encode(),
+        json.dumps({"kind": "snapshot"}).encode(),
+        json.dumps(
+            {
+                "kind": "link",
+                "from": good["id"],
+                "to": "0b7e5b52-1d3c-4c4e-9d7e-2f1d8b1c0a09",
+                "created_at": "2026-01-10T12:00:00.000Z",
+                "seq": 1,
+            }
+        ).encode(),
+    ]
+    report = await restore(importer, namespace, lines)
+    assert [(e["line"], e["error_type"]) for e in report["errors"]] == [
+        (1, "invalid_parameter"),
+        (4, "invalid_parameter"),
+        (2, "invalid_parameter"),
+        (5, "not_found"),
+    ]
+    assert report["errors"][1]["message"] == (
+        "Invalid kind value: 'snapshot'. Must be 'header', 'memory', 'link' or 'end'"
+    )
+    assert report["errors"][2]["message"].startswith("Invalid type value: 'Bad Type'")
+    assert (report["memories"], report["failed"], report["complete"]) == (
+        {"created": 1, "updated": 0},
+        4,
+        False,
+    )
+    kept = (await memories.hydrate(namespace, [kept_id], sort=True))[kept_id]
+    assert (kept["created_at"], kept["accessed_at"], kept["access_count"]) == (
+        "2026-01-10T12:00:00.000Z",
+        "2026-01-11T08:30:00.000Z",
+        3,
+    )
+
+
+async def test_an_import_never_touches_another_namespace(
+    memories: MemoryService, importer: BulkImporter, graph: GraphStore, namespace: str
+) -> None:
+    await populate(memories, namespace)
+    lines = await export_bytes(graph, namespace)
+    other = f"{namespace}-other"
+    report = await restore(importer, other, lines)
+    assert report["memories"] == {"created": 0, "updated": 0}
+    assert {e["error_type"] for e in report["errors"]} == {"conflict", "not_found"}
+    assert report["failed"] == 9
+    assert (await memories.lifecycle.stats(other))["memoryCount"] == 0
+    assert (await memories.lifecycle.stats(namespace))["linkCount"] == 4

@@ -1,0 +1,193 @@
+"""Supersession and near-duplicates against the real Neo4j, Qdrant Edge and embedding model:
+superseded memories leave every search channel unless asked for, memory_get shows the chain,
+deleting the superseder restores them, and saves report their near-duplicates."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from service.core.bulk import BulkImporter
+from service.core.errors import BackendUnavailable, InvalidParameter, NotFound
+from service.core.memories import MemoryService
+from service.core.models import SaveInput
+from service.core.reconcile import Reconciler
+from service.core.retrieval import Retrieval
+from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
+from service.stores.embeddings import LocalMiniLM
+from service.stores.graph_store import GraphStore
+from service.stores.vector_store import EdgeVectorStore
+
+OLD = "The staging database runs on PostgreSQL 14 on host db-old"
+NEW = "The staging database moved to PostgreSQL 16 on host db-new"
+
+
+def save_input(key: str, content: str, **fields: Any) -> SaveInput:
+    return SaveInput.model_validate({"key": key, "content": content, **fields})
+
+
+async def found_keys(retrieval: Retrieval, namespace: str, include: bool = False) -> dict[str, Any]:
+    """Keys each search path returns for a query both memories match."""
+    search = {
+        mode: [
+            r["key"]
+            for r in (
+                await retrieval.search(
+                    namespace,
+                    SearchInput(
+                        query="staging database PostgreSQL", mode=mode, include_superseded=include
+                    ),
+                )
+            )["results"]
+        ]
+        for mode in ("bm25", "vector", "hybrid")
+    }
+    fulltext = await retrieval.fulltext(
+        namespace, FulltextInput(keywords=["staging"], include_superseded=include)
+    )
+    retrieved = {
+        mode: sorted(
+            r["key"]
+            for r in (
+                await retrieval.retrieve(
+                    namespace,
+                    RetrieveInput(
+                        query="staging database PostgreSQL",
+                        search_mode=mode,
+                        include_superseded=include,
+                    ),
+                )
+            )["results"]
+        )
+        for mode in ("hybrid", "vector", "keyword")
+    }
+    return {
+        "search": {mode: sorted(keys) for mode, keys in search.items()},
+        "fulltext": sorted(r["key"] for r in fulltext["results"]),
+        "retrieve": retrieved,
+    }
+
+
+def everywhere(keys: list[str]) -> dict[str, Any]:
+    return {
+        "search": {"bm25": keys, "vector": keys, "hybrid": keys},
+        "fulltext": keys,
+        "retrieve": {"hybrid": keys, "vector": keys, "keyword": keys},
+    }
+
+
+async def test_a_superseded_memory_leaves_search_and_retrieval_unless_asked_for(
+    memories: MemoryService, retrieval: Retrieval, namespace: str
+) -> None:
+    old = await memories.save(namespace, save_input("db-host", OLD))
+    new = await memories.save(namespace, save_input("db-host-2", NEW, supersedes=["db-host"]))
+    assert await found_keys(retrieval, namespace) == everywhere(["db-host-2"])
+    assert await found_keys(retrieval, namespace, include=True) == everywhere(
+        ["db-host", "db-host-2"]
+    )
+    got = await memories.get(namespace, keys=["db-host", "db-host-2"])
+    stale, current = got["memories"]
+    assert stale["superseded_by"] == new["memory"]["id"]
+    assert stale["superseded_at"] is not None
+    assert stale["supersedes"] == []
+    assert current["superseded_by"] is None
+    assert current["superseded_at"] is None
+    assert current["supersedes"] == [old["memory"]["id"]]
+
+
+async def test_deleting_the_superseding_memory_makes_the_old_one_current_again(
+    memories: MemoryService, retrieval: Retrieval, namespace: str
+) -> None:
+    await memories.save(namespace, save_input("db-host", OLD))
+    await memories.save(namespace, save_input("db-host-2", NEW, supersedes=["db-host"]))
+    await memories.delete(namespace, keys=["db-host-2"])
+    assert await found_keys(retrieval, namespace) == everywhere(["db-host"])
+    restored = (await memories.get(namespace, keys=["db-host"]))["memories"][0]
+    assert (restored["superseded_by"], restored["superseded_at"]) == (None, None)
+
+
+async def test_superseding_again_moves_the_memory_to_its_new_superseder(
+    memories: MemoryService, namespace: str
+) -> None:
+    await memories.save(namespace, save_input("v1", "first version of the deploy runbook"))
+    second = await memories.save(namespace, save_input("v2", "second runbook", supersedes=["v1"]))
+    first_at = (await memories.get(namespace, keys=["v1"]))["memories"][0]["superseded_at"]
+    again = await memories.save(namespace, save_input("v2", "second runbook", supersedes=["v1"]))
+    assert (await memories.get(namespace, keys=["v1"]))["memories"][0]["superseded_at"] == first_at
+    third = await memories.save(namespace, save_input("v3", "third runbook", supersedes=["v1"]))
+    chain = (await memories.get(namespace, keys=["v1", "v2", "v3"]))["memories"]
+    assert chain[0]["superseded_by"] == third["memory"]["id"]
+    assert chain[1]["supersedes"] == []
+    assert chain[2]["supersedes"] == [chain[0]["id"]]
+    assert again["memory"]["id"] == second["memory"]["id"]
+
+
+async def test_unknown_or_self_supersession_is_refused_and_nothing_is_saved(
+    memories: MemoryService, namespace: str
+) -> None:
+    with pytest.raises(NotFound, match=r"^Superseded memory\(ies\) not found: nope$"):
+        await memories.save(namespace, save_input("new", "text", supersedes=["nope"]))
+    with pytest.raises(InvalidParameter, match="'self' is the memory being saved"):
+        await memories.save(namespace, save_input("self", "text", supersedes=["self"]))
+    got = await memories.get(namespace, keys=["new", "self"])
+    assert (got["memories"], got["missing"]) == ([], ["new", "self"])
+
+
+async def test_a_batch_item_supersedes_an_earlier_item_and_a_stored_memory(
+    memories: MemoryService, importer: BulkImporter, retrieval: Retrieval, namespace: str
+) -> None:
+    await memories.save(namespace, save_input("db-host", OLD))
+    result = await importer.save_batch(
+        namespace,
+        [
+            {"key": "draft", "content": "The staging database PostgreSQL draft note"},
+            {"key": "db-host-2", "content": NEW, "supersedes": ["db-host", "draft"]},
+            {"key": "bad", "content": "x", "supersedes": ["missing"]},
+        ],
+    )
+    assert [r["success"] for r in result["results"]] == [True, True, False]
+    assert result["results"][2]["message"] == "Superseded memory(ies) not found: missing"
+    assert await found_keys(retrieval, namespace) == everywhere(["db-host-2"])
+
+
+async def test_reconcile_writes_the_superseded_flag_a_crash_left_out_of_qdrant(
+    memories: MemoryService,
+    retrieval: Retrieval,
+    graph: GraphStore,
+    edge_store: EdgeVectorStore,
+    embedder: LocalMiniLM,
+    namespace: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    await memories.save(namespace, save_input("db-host", OLD))
+
+    async def qdrant_down(ids: Sequence[str], superseded: bool) -> None:
+        raise BackendUnavailable("qdrant", "down")
+
+    monkeypatch.setattr(edge_store, "set_superseded", qdrant_down)
+    with pytest.raises(BackendUnavailable):
+        await memories.save(namespace, save_input("db-host-2", NEW, supersedes=["db-host"]))
+    monkeypatch.undo()
+    vector = await retrieval.search(namespace, SearchInput(query=OLD, mode="vector"))
+    assert [r["key"] for r in vector["results"]] == ["db-host", "db-host-2"]
+    await Reconciler(graph, edge_store, embedder).run()
+    vector = await retrieval.search(namespace, SearchInput(query=OLD, mode="vector"))
+    assert [r["key"] for r in vector["results"]] == ["db-host-2"]
+
+
+async def test_a_save_lists_its_near_duplicates_with_their_score(
+    memories: MemoryService, namespace: str
+) -> None:
+    first = await memories.save(namespace, save_input("a", "Use sql.js for zero native deps"))
+    assert first["similar"] == []
+    await memories.save(namespace, save_input("far", "The cat sleeps on the warm windowsill"))
+    near = await memories.save(namespace, save_input("b", "Use sql.js for zero native deps!"))
+    same = await memories.save(namespace, save_input("c", "Use sql.js for zero native deps"))
+    assert [(s["key"], s["id"]) for s in near["similar"]] == [("a", first["memory"]["id"])]
+    assert 0.95 <= near["similar"][0]["score"] < 1.0
+    assert (same["similar"][0]["key"], same["similar"][0]["score"]) == ("a", 1.0)
+    assert [s["key"] for s in same["similar"]] == ["a", "b"]
+    again = await memories.save(namespace, save_input("a", "Use sql.js for zero native deps"))
+    assert [s["key"] for s in again["similar"]] == ["c", "b"]
