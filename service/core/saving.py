@@ -88,11 +88,11 @@ class MemorySaver:
         self, namespace: str, plan: SavePlan, written: _Written, vector: Vectors | None
     ) -> SaveResult:
         """Qdrant after Neo4j: the vector, the superseded flags, the pending marks cleared;
-        then the memory as stored, its near-duplicates, and an LRU cleanup when over budget."""
-        if vector is None:
-            vector = await self.embedder.embed([plan.vector_text])
+        then the memory as stored, its near-duplicates, and an LRU cleanup when over budget.
+        Unchanged text is not embedded again: its stored vector finds the near-duplicates."""
+        own = vector[0] if vector is not None else await self._unchanged_vector(plan, written)
         if written.vector_pending:
-            point = vector_point(namespace, plan, vector[0], written.superseded)
+            point = vector_point(namespace, plan, own, written.superseded)
             await self.vectors.upsert([point])
         stores = [self.vectors, self.context_vectors]
         await flag_vectors(self.graph, stores, written.flagged, superseded=True)
@@ -101,7 +101,7 @@ class MemorySaver:
                 "vector_mark_synced", items=[{"id": plan.id, "content_hash": plan.hash}]
             )
         memories, similar = await asyncio.gather(
-            self._hydrate(namespace, [plan.id], True), self._similar(namespace, plan, vector[0])
+            self._hydrate(namespace, [plan.id], True), self._similar(namespace, plan, own)
         )
         if written.db_size_bytes > self.settings.memory.max_size_bytes:  # LRU down to 85%
             await self._cleanup(namespace, [plan.id])
@@ -111,6 +111,14 @@ class MemorySaver:
             "created": plan.created,
             "similar": similar,
         }
+
+    async def _unchanged_vector(self, plan: SavePlan, written: _Written) -> npt.NDArray[np.float32]:
+        """The vector of text that did not change: the stored one, unless it may be missing."""
+        if not written.vector_pending:
+            stored = await self.vectors.vector_of(plan.id)
+            if stored is not None:
+                return stored
+        return (await self.embedder.embed([plan.vector_text]))[0]
 
     async def _write_and_embed(
         self, namespace: str, data: SaveInput, plan: SavePlan

@@ -108,6 +108,15 @@ async def test_superseded_points_are_left_out_unless_asked_for_and_still_counted
     assert await store.count("ns") == 3
 
 
+async def test_the_stored_vector_of_a_point_is_read_back(store: VectorStore) -> None:
+    stored = point(np.eye(384, dtype=np.float32)[3])
+    await store.upsert([stored])
+    vector = await store.vector_of(stored.id)
+    assert vector is not None
+    assert vector.tolist() == stored.vector.tolist()
+    assert await store.vector_of(str(uuid.uuid4())) is None
+
+
 async def test_delete_removes_points_and_counts_follow(store: VectorStore) -> None:
     base = np.ones(384, dtype=np.float32)
     points = [point(base) for _ in range(3)] + [point(base, namespace="other")]

@@ -62,6 +62,10 @@ class FlakyEngine:
             if point_id in self.points:
                 self.points[point_id] = replace(self.points[point_id], superseded=superseded)
 
+    async def vector_of(self, point_id: str) -> npt.NDArray[np.float32] | None:
+        point = self.points.get(point_id)
+        return None if point is None else point.vector
+
     async def check(self) -> None:
         if self.open_fails:
             raise BackendUnavailable("qdrant", "not open")

@@ -204,6 +204,16 @@ class EdgeVectorStore:
         records = self.shard.retrieve(list(ids), with_payload=False, with_vector=False)
         return {str(r.id) for r in records}
 
+    async def vector_of(self, point_id: str) -> npt.NDArray[np.float32] | None:
+        try:
+            records = self.shard.retrieve([point_id], with_payload=False, with_vector=True)
+        except Exception as exc:
+            raise BackendUnavailable("qdrant", str(exc)) from exc
+        vectors: Any = records[0].vector if records else None  # {name: list[float]}
+        if not vectors or VECTOR_NAME not in vectors:
+            return None
+        return np.asarray(vectors[VECTOR_NAME], dtype=np.float32)
+
     async def all_ids(self, batch: int = 1000) -> list[str]:
         ids: list[str] = []
         offset: Any = None

@@ -141,6 +141,17 @@ class ServerVectorStore:
         )
         return {str(r.id) for r in records}
 
+    async def vector_of(self, point_id: str) -> npt.NDArray[np.float32] | None:
+        records = await self._call(
+            self._client.retrieve(
+                self._collection, [point_id], with_payload=False, with_vectors=[VECTOR_NAME]
+            )
+        )
+        vectors: Any = records[0].vector if records else None  # {name: list[float]}
+        if not isinstance(vectors, dict) or VECTOR_NAME not in vectors:
+            return None
+        return np.asarray(vectors[VECTOR_NAME], dtype=np.float32)
+
     async def all_ids(self, batch: int = 1000) -> list[str]:
         ids: list[str] = []
         offset: Any = None
