@@ -1,5 +1,7 @@
 """The `mnemograph` command: serve (the daemon that owns the stores), mcp (stdio bridge to it, or
-`--embedded`), daemon start|stop|status, migrate, reconcile, index, and the local Neo4j.
+`--embedded`), daemon start|stop|status, migrate, reconcile, index, the local Neo4j, and the
+memory commands (save, get, search, retrieve, timeline, stats, cleanup, export, import) that
+talk to the running service.
 
 Output for people goes to stderr; `mcp` keeps stdout for the protocol.
 """
@@ -16,6 +18,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 from service.daemon import lock
+from service.memory_commands import add_commands
 from service.paths import early_location
 
 if TYPE_CHECKING:
@@ -106,6 +109,7 @@ def _parser() -> argparse.ArgumentParser:
     neo4j = commands.add_parser("neo4j", help="manage the local Neo4j server")
     neo4j.add_argument("action", choices=["start", "stop", "status"])
     neo4j.set_defaults(handler=_neo4j)
+    add_commands(commands)
     return parser
 
 

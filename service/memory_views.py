@@ -1,0 +1,350 @@
+"""What the CLI's memory commands do and show: each command's call to the running service and
+its rendering (rich tables for people; `--json` prints the answer as it is). Imported only when
+one of these commands runs (rich and the HTTP client take a moment to load)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
+from rich.table import Table
+
+from service.remote import Remote, ServiceError
+
+Handler = Callable[[Remote, argparse.Namespace], dict[str, Any]]
+Render = Callable[[Console, dict[str, Any]], None]
+CHUNK = 1 << 20
+
+
+# -- save, get ----------------------------------------------------------------------------
+
+
+def save_command(remote: Remote, args: argparse.Namespace) -> dict[str, Any]:
+    content = sys.stdin.read() if args.content == "-" else args.content
+    body = {
+        "content": content,
+        "title": args.title,
+        "type": args.type,
+        "key": args.key,
+        "summary": args.summary,
+        "tags": args.tag,
+        "score": args.score,
+        "metadata": args.metadata,
+        "session_id": args.session,
+        "links": [_link(spec) for spec in args.link],
+        "supersedes": args.supersedes,
+    }
+    return remote.call("POST", "/v1/memories", {"namespace": args.namespace}, body)
+
+
+def _link(spec: str) -> dict[str, Any]:
+    key, _, weight = spec.partition("=")
+    try:
+        return {"key": key, "weight": float(weight)} if weight else {"key": key}
+    except ValueError:
+        raise ServiceError("invalid_parameter", f"Invalid --link value: {spec!r}") from None
+
+
+def render_save(console: Console, result: dict[str, Any]) -> None:
+    memory = result["memory"]
+    verb = "created" if result["created"] else "updated"
+    console.print(f"{verb} [bold]{memory['key']}[/bold] ({memory['id']})")
+    if result.get("similar"):
+        table = Table("similar key", "id", "score", title="near-duplicates")
+        for item in result["similar"]:
+            table.add_row(item["key"], item["id"], f"{item['score']:.4f}")
+        console.print(table)
+
+
+def get_command(remote: Remote, args: argparse.Namespace) -> dict[str, Any]:
+    ids = [ref for ref in args.refs if _looks_like_id(ref)]
+    keys = [ref for ref in args.refs if not _looks_like_id(ref)]
+    body = {
+        "ids": ids,
+        "keys": keys,
+        "sortLinks": not args.no_sort_links,
+        "namespace": args.namespace,
+    }
+    result = remote.call("POST", "/v1/memories/get", body=body)
+    if result["missing"] and not result["memories"]:
+        raise ServiceError("not_found", f"Memory not found: {', '.join(result['missing'])}")
+    return result
+
+
+def _looks_like_id(ref: str) -> bool:
+    parts = ref.split("-")
+    return [len(p) for p in parts] == [8, 4, 4, 4, 12] and all(
+        c in "0123456789abcdefABCDEF" for c in ref.replace("-", "")
+    )
+
+
+def render_get(console: Console, result: dict[str, Any]) -> None:
+    for memory in result["memories"]:
+        table = Table(show_header=False, title=memory["key"], title_justify="left")
+        for name in (
+            "id",
+            "type",
+            "title",
+            "summary",
+            "tags",
+            "score",
+            "created_at",
+            "accessed_at",
+            "access_count",
+            "superseded_by",
+        ):
+            table.add_row(name, _text(memory.get(name)))
+        table.add_row("content", memory["content"])
+        console.print(table)
+        if memory["links"]:
+            links = Table("link to", "type", "weight", "combined", "term")
+            for link in memory["links"]:
+                links.add_row(
+                    link["key"],
+                    link["type"],
+                    f"{link['weight']:.2f}",
+                    f"{link['combined_score']:.2f}",
+                    _text(link["term"]),
+                )
+            console.print(links)
+    for ref in result["missing"]:
+        console.print(f"[yellow]missing:[/yellow] {ref}")
+
+
+# -- search, retrieve, timeline -----------------------------------------------------------
+
+
+def search_command(remote: Remote, args: argparse.Namespace) -> dict[str, Any]:
+    params = {
+        "query": args.query,
+        "mode": args.mode,
+        "type": args.type,
+        "tags": args.tag,
+        "limit": args.limit,
+        "offset": args.offset,
+        "include_superseded": args.include_superseded,
+        "namespace": args.namespace,
+    }
+    return remote.call("GET", "/v1/search", params)
+
+
+def render_search(console: Console, result: dict[str, Any]) -> None:
+    table = Table("#", "key", "type", "title", "score", "match", "created")
+    for rank, item in enumerate(result["results"], start=result["offset"] + 1):
+        table.add_row(
+            str(rank),
+            item["key"],
+            item["type"],
+            item["title"],
+            f"{item['score']:.4f}",
+            item["matchType"],
+            _text(item["createdAt"]),
+        )
+    console.print(table)
+    console.print(f"{result['total']} matches")
+
+
+def retrieve_command(remote: Remote, args: argparse.Namespace) -> dict[str, Any]:
+    body = {
+        "query": args.query,
+        "search_mode": args.mode,
+        "sort_by": args.sort_by,
+        "limit": args.limit,
+        "max_hops": args.max_hops,
+        "include_superseded": args.include_superseded,
+        "namespace": args.namespace,
+    }
+    return remote.call("POST", "/v1/retrieve", body=body)
+
+
+def render_retrieve(console: Console, result: dict[str, Any]) -> None:
+    table = Table("#", "key", "type", "summary", "score", "source", "hops", "created")
+    for rank, item in enumerate(result["results"], start=1):
+        table.add_row(
+            str(rank),
+            item["key"],
+            item["type"],
+            item["summary"],
+            f"{item['score']:.4f}",
+            item["source"],
+            _text(item["hop_distance"]),
+            _text(item["created_at"]),
+        )
+    console.print(table)
+    warnings: list[str] = result.get("warnings") or []
+    for warning in warnings:
+        console.print(f"[yellow]warning:[/yellow] {warning}")
+
+
+def timeline_command(remote: Remote, args: argparse.Namespace) -> dict[str, Any]:
+    path = f"/v1/memories/{args.ref}/timeline"
+    return remote.call("GET", path, {"window": args.window, "namespace": args.namespace})
+
+
+def render_timeline(console: Console, result: dict[str, Any]) -> None:
+    table = Table("step", "key", "type", "title", "created")
+    for item in result["timeline"]:
+        step = {"before": "-", "after": "+"}.get(item["position"], "")
+        bold = item["position"] == "anchor"
+        key = f"[bold]{item['key']}[/bold]" if bold else item["key"]
+        table.add_row(
+            f"{step}{item['distanceFromAnchor']}",
+            key,
+            item["type"],
+            item["title"],
+            _text(item["createdAt"]),
+        )
+    console.print(table)
+
+
+# -- stats, cleanup -----------------------------------------------------------------------
+
+
+def stats_command(remote: Remote, args: argparse.Namespace) -> dict[str, Any]:
+    return remote.call("GET", "/v1/stats", {"namespace": args.namespace})
+
+
+def render_stats(console: Console, result: dict[str, Any]) -> None:
+    table = Table(show_header=False)
+    for name, value in result.items():
+        if name not in ("success", "indexDetails"):
+            table.add_row(name, _text(value))
+    details: dict[str, Any] = result.get("indexDetails") or {}
+    for name, value in details.items():
+        table.add_row(f"indexDetails.{name}", _text(value))
+    console.print(table)
+
+
+def cleanup_command(remote: Remote, args: argparse.Namespace) -> dict[str, Any]:
+    body = {"force": args.force, "dry_run": args.dry_run}
+    return remote.call("POST", "/v1/cleanup", {"namespace": args.namespace}, body)
+
+
+def render_cleanup(console: Console, result: dict[str, Any]) -> None:
+    console.print(f"evicted {result['evictedCount']} memories, freed {result['freedBytes']} bytes")
+    for memory_id in result["evictedIds"]:
+        console.print(f"  {memory_id}")
+
+
+# -- export, import -----------------------------------------------------------------------
+
+
+def export_command(remote: Remote, args: argparse.Namespace) -> dict[str, Any]:
+    lines = remote.download("/v1/export", {"namespace": args.namespace})
+    if args.output is None:
+        last = b""
+        for line in lines:
+            sys.stdout.buffer.write(line)
+            last = line
+        sys.stdout.buffer.flush()
+        return {"success": True, **_end_counts(last)}
+    last = b""
+    with _progress() as progress, args.output.open("wb") as output:
+        task = progress.add_task("exporting", total=None)
+        for line in lines:
+            output.write(line)
+            progress.advance(task, len(line))
+            last = line
+    return {"success": True, "file": str(args.output), **_end_counts(last)}
+
+
+def _end_counts(last: bytes) -> dict[str, Any]:
+    try:
+        end: dict[str, Any] = json.loads(last)
+    except ValueError:
+        end = {}
+    if not isinstance(end, dict) or end.get("kind") != "end":  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise ServiceError("internal", "the export ended early (no end line)")
+    return {"memories": end.get("memories"), "links": end.get("links")}
+
+
+def render_export(console: Console, result: dict[str, Any]) -> None:
+    where = result.get("file")
+    if where is not None:
+        err = Console(stderr=True)
+        err.print(f"exported {result['memories']} memories, {result['links']} links to {where}")
+    else:
+        print(f"exported {result['memories']} memories, {result['links']} links", file=sys.stderr)
+
+
+def import_command(remote: Remote, args: argparse.Namespace) -> dict[str, Any]:
+    path: Path = args.file
+    if not path.is_file():
+        raise ServiceError("invalid_parameter", f"Invalid file value: {str(path)!r} is no file")
+    with _progress() as progress:
+        task = progress.add_task("importing", total=path.stat().st_size)
+        chunks = _read(path, lambda size: progress.advance(task, size))
+        return remote.upload("/v1/import", chunks, {"namespace": args.namespace})
+
+
+def _read(path: Path, advance: Callable[[int], None]) -> Iterator[bytes]:
+    with path.open("rb") as source:
+        while chunk := source.read(CHUNK):
+            advance(len(chunk))
+            yield chunk
+
+
+def render_import(console: Console, result: dict[str, Any]) -> None:
+    memories = result["memories"]
+    console.print(
+        f"memories: {memories['created']} created, {memories['updated']} updated; "
+        f"links: {result['links']}; superseded: {result['superseded']}; "
+        f"failed lines: {result['failed']}"
+    )
+    if result["errors"]:
+        table = Table("line", "error", "message")
+        for error in result["errors"]:
+            table.add_row(str(error["line"]), error["error_type"], error["message"])
+        console.print(table)
+    if not result["complete"]:
+        console.print("[yellow]the file has no end line: it may be cut short[/yellow]")
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+        disable=not sys.stderr.isatty(),
+    )
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        items: list[Any] = value  # pyright: ignore[reportUnknownVariableType]
+        return ", ".join(str(item) for item in items)
+    return str(value)
+
+
+ACTIONS: dict[str, tuple[Handler, Render]] = {
+    "save": (save_command, render_save),
+    "get": (get_command, render_get),
+    "search": (search_command, render_search),
+    "retrieve": (retrieve_command, render_retrieve),
+    "timeline": (timeline_command, render_timeline),
+    "stats": (stats_command, render_stats),
+    "cleanup": (cleanup_command, render_cleanup),
+    "export": (export_command, render_export),
+    "import": (import_command, render_import),
+}
+
+
+def run(name: str, remote: Remote, args: argparse.Namespace) -> None:
+    """Run one command and print its answer (JSON with `--json`)."""
+    handler, render = ACTIONS[name]
+    result = handler(remote, args)
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        render(Console(soft_wrap=False), result)
