@@ -35,7 +35,7 @@ def test_reference_pages_are_the_four_generated_files(pages: dict[str, str]) -> 
 @pytest.mark.parametrize("name", ["configuration.md", "http.md", "mcp-tools.md", "openapi.json"])
 def test_reference_page_matches_the_code(pages: dict[str, str], name: str) -> None:
     written = (docs_gen.REFERENCE / name).read_text()
-    assert written == pages[name], f"docs/reference/{name} is stale: run python -m service.docs_gen"
+    assert written == pages[name], f"docs/reference/{name} is stale: run make docs"
 
 
 def test_configuration_page_names_every_setting_with_its_default(pages: dict[str, str]) -> None:
