@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: setup run serve mcp neo4j-start neo4j-stop neo4j-status test lint format bench clean
+.PHONY: setup run serve mcp neo4j-start neo4j-stop neo4j-status test lint format docs bench clean
 
 setup: $(VENV)/.synced tools/neo4j/target/build.stamp
 
@@ -46,6 +46,9 @@ lint: setup
 format: setup
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+docs: setup  ## rewrite docs/reference/ (settings, MCP tools, HTTP routes) from the code
+	$(BIN)/python -m service.docs_gen
 
 SIZE ?= 10000
 bench: setup  ## latency, throughput and floor at SIZE memories (10000): bench/results/$(SIZE).json

@@ -30,36 +30,46 @@ Role = Literal["reader", "writer", "admin"]
 
 
 class HttpSettings(BaseModel):
-    host: str = "127.0.0.1"
-    port: int = Field(default=8080, ge=1, le=65535)
+    host: str = Field(default="127.0.0.1", description="Address `serve` listens on.")
+    port: int = Field(default=8080, ge=1, le=65535, description="Port of the HTTP API and `/mcp`.")
 
 
 class Neo4jSettings(BaseModel):
     uri: str = Field(default="", description="Empty: the local Neo4j the project starts itself.")
-    user: str = "neo4j"
-    password: SecretStr = SecretStr("")
-    database: str = "neo4j"
-    bolt_port: int = Field(default=7687, ge=1, le=65535)
-    http_port: int = Field(default=7474, ge=1, le=65535)
-    heap: str = Field(default="1g", pattern=r"^[0-9]+[mMgG]$")
-    startup_timeout_s: float = Field(default=180.0, gt=0)
+    user: str = Field(default="neo4j", description="Neo4j user.")
+    password: SecretStr = Field(
+        default=SecretStr(""), description="Neo4j password; for the local Neo4j, empty: no auth."
+    )
+    database: str = Field(default="neo4j", description="Neo4j database name.")
+    bolt_port: int = Field(default=7687, ge=1, le=65535, description="Local Neo4j: Bolt port.")
+    http_port: int = Field(
+        default=7474, ge=1, le=65535, description="Local Neo4j: HTTP port (Neo4j Browser)."
+    )
+    heap: str = Field(default="1g", pattern=r"^[0-9]+[mMgG]$", description="Local Neo4j: heap.")
+    startup_timeout_s: float = Field(
+        default=180.0, gt=0, description="Seconds to wait for Neo4j to answer at start-up."
+    )
 
 
 class QdrantSettings(BaseModel):
     url: str = Field(default="", description="Empty: embedded Qdrant Edge under the data folder.")
-    api_key: SecretStr = SecretStr("")
-    startup_timeout_s: float = Field(default=30.0, gt=0)
+    api_key: SecretStr = Field(default=SecretStr(""), description="Qdrant server API key.")
+    startup_timeout_s: float = Field(
+        default=30.0, gt=0, description="Seconds to wait for Qdrant to answer at start-up."
+    )
 
 
 class EmbeddingSettings(BaseModel):
-    provider: Literal["local", "openai-compatible"] = "local"
-    model: str = "all-MiniLM-L6-v2"
-    url: str = ""
-    api_key: SecretStr = SecretStr("")
-    dimensions: int = Field(default=384, ge=1, le=8192)
-    batch_size: int = Field(default=32, ge=1, le=1024)
-    threads: int = Field(default=2, ge=1, le=64)
-    timeout_s: float = Field(default=30.0, gt=0)
+    provider: Literal["local", "openai-compatible"] = Field(
+        default="local", description="`local`: the bundled ONNX model; or a `/v1/embeddings` API."
+    )
+    model: str = Field(default="all-MiniLM-L6-v2", description="Model name (names the collection).")
+    url: str = Field(default="", description="Base URL of the openai-compatible API.")
+    api_key: SecretStr = Field(default=SecretStr(""), description="Key of that API.")
+    dimensions: int = Field(default=384, ge=1, le=8192, description="Vector size of the model.")
+    batch_size: int = Field(default=32, ge=1, le=1024, description="Texts per embedding call.")
+    threads: int = Field(default=2, ge=1, le=64, description="ONNX intra-op threads (local).")
+    timeout_s: float = Field(default=30.0, gt=0, description="Timeout of one API call.")
 
 
 class ApiKey(BaseModel):
@@ -69,8 +79,13 @@ class ApiKey(BaseModel):
 
 
 class AuthSettings(BaseModel):
-    api_keys: Annotated[list[ApiKey], NoDecode] = Field(default_factory=list[ApiKey])
-    allow_anonymous: bool = False
+    api_keys: Annotated[list[ApiKey], NoDecode] = Field(
+        default_factory=list[ApiKey],
+        description="`key:namespace:role` entries, comma-separated or JSON; empty: auth off.",
+    )
+    allow_anonymous: bool = Field(
+        default=False, description="Allow auth off on a non-loopback address."
+    )
 
     @field_validator("api_keys", mode="before")
     @classmethod
@@ -95,9 +110,13 @@ def _api_key_entry(entry: Any) -> Any:
 
 
 class MemorySettings(BaseModel):
-    enabled: bool = True
-    max_size_bytes: int = Field(default=524_288_000, ge=1)
-    protected_types: list[str] = Field(default_factory=lambda: ["decision"])
+    enabled: bool = Field(default=True, description="The memory tools' switch.")
+    max_size_bytes: int = Field(
+        default=524_288_000, ge=1, description="Size budget per namespace (LRU cleanup above it)."
+    )
+    protected_types: list[str] = Field(
+        default_factory=lambda: ["decision"], description="Types cleanup never evicts."
+    )
     duplicate_threshold: float = Field(
         default=0.95,
         ge=0.0,
@@ -107,7 +126,9 @@ class MemorySettings(BaseModel):
 
 
 class McpSettings(BaseModel):
-    tool_prefix: str = Field(default="", pattern=r"^[A-Za-z0-9_-]*$")
+    tool_prefix: str = Field(
+        default="", pattern=r"^[A-Za-z0-9_-]*$", description="Prefix of every MCP tool name."
+    )
     api_key: SecretStr = Field(
         default=SecretStr(""),
         description="The key `mnemograph mcp` sends to the server; empty: the first auth key.",
@@ -117,33 +138,47 @@ class McpSettings(BaseModel):
 class FusionSettings(BaseModel):
     """retrieve_context's fused relevance (docs/search.md#fused-relevance)."""
 
-    k: int = Field(default=10, ge=1, le=1000)
-    vector: float = Field(default=1.0, ge=0.0)
-    keyword: float = Field(default=0.25, ge=0.0)
-    kv: float = Field(default=1.0, ge=0.0)
-    vector_context: float = Field(default=1.0, ge=0.0)
-    keyword_context: float = Field(default=0.5, ge=0.0)
-    graph: float = Field(default=0.5, ge=0.0)
-    fetch: int = Field(default=50, ge=1, le=1000)
-    graph_seeds: int = Field(default=5, ge=0, le=100)
+    k: int = Field(default=10, ge=1, le=1000, description="Rank constant of each channel's share.")
+    vector: float = Field(default=1.0, ge=0.0, description="Weight of the vector channel.")
+    keyword: float = Field(default=0.25, ge=0.0, description="Weight of the keyword channel.")
+    kv: float = Field(default=1.0, ge=0.0, description="Weight of the kv channel.")
+    vector_context: float = Field(default=1.0, ge=0.0, description="Weight of vector_context.")
+    keyword_context: float = Field(default=0.5, ge=0.0, description="Weight of keyword_context.")
+    graph: float = Field(default=0.5, ge=0.0, description="Weight of graph evidence.")
+    fetch: int = Field(default=50, ge=1, le=1000, description="Hits fetched per channel.")
+    graph_seeds: int = Field(
+        default=5, ge=0, le=100, description="Best hits the graph walk starts from."
+    )
 
 
 class SearchSettings(BaseModel):
-    enabled: bool = True
-    min_vector_score: float = Field(default=0.2, ge=-1.0, le=1.0)
-    bm25_saturation: float = Field(default=2.0, gt=0)
-    rrf_k: int = Field(default=60, ge=1)
-    graph_max_nodes: int = Field(default=500, ge=1, le=100_000)
-    context_neighbours: int = Field(default=2, ge=0, le=20)
+    enabled: bool = Field(
+        default=True, description="memory_search and memory_fulltext_search, tools and endpoints."
+    )
+    min_vector_score: float = Field(
+        default=0.2, ge=-1.0, le=1.0, description="Vector matches below this cosine are dropped."
+    )
+    bm25_saturation: float = Field(
+        default=2.0, gt=0, description="k of the keyword channel's `s / (s + k)`."
+    )
+    rrf_k: int = Field(default=60, ge=1, description="k of memory_search's reciprocal rank fusion.")
+    graph_max_nodes: int = Field(
+        default=500, ge=1, le=100_000, description="Bound of one graph traversal."
+    )
+    context_neighbours: int = Field(
+        default=2, ge=0, le=20, description="Strongest neighbours in a memory's context text."
+    )
     fusion: FusionSettings = Field(default_factory=FusionSettings)
 
 
 class LimitsSettings(BaseModel):
-    max_content_bytes: int = Field(default=100 * 1024, ge=1)
-    max_metadata_bytes: int = Field(default=16 * 1024, ge=1)
-    max_request_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
-    max_links_per_save: int = Field(default=1000, ge=1)
-    max_batch: int = Field(default=1000, ge=1)
+    max_content_bytes: int = Field(default=100 * 1024, ge=1, description="Largest `content`.")
+    max_metadata_bytes: int = Field(default=16 * 1024, ge=1, description="Largest `metadata`.")
+    max_request_bytes: int = Field(
+        default=2 * 1024 * 1024, ge=1024, description="Largest request body."
+    )
+    max_links_per_save: int = Field(default=1000, ge=1, description="Links in one save.")
+    max_batch: int = Field(default=1000, ge=1, description="Memories in one batch save.")
     max_import_bytes: int = Field(
         default=4 * 1024**3, ge=1024, description="Largest POST /v1/import body (JSON Lines)."
     )
@@ -162,8 +197,13 @@ class Settings(BaseSettings):
         toml_file=DEFAULT_CONFIG_FILE,
     )
 
-    data_dir: Path = Field(default_factory=lambda: resolve_data_dir(None, os.environ))
-    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    data_dir: Path = Field(
+        default_factory=lambda: resolve_data_dir(None, os.environ),
+        description="Embedded Qdrant, local Neo4j, daemon log and lock; one process owns it.",
+    )
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        default="INFO", description="Log level (stderr)."
+    )
     http: HttpSettings = Field(default_factory=HttpSettings)
     neo4j: Neo4jSettings = Field(default_factory=Neo4jSettings)
     qdrant: QdrantSettings = Field(default_factory=QdrantSettings)

@@ -1,0 +1,11 @@
+// Gives every memory its `type` as a second label (decision, design, ...) and drops labels of
+// types it no longer has, so that style.grass colours memories by type. Changes labels only;
+// run it again after new memories arrive.
+MATCH (m:Memory)
+WITH m, [label IN labels(m) WHERE label <> 'Memory' AND label <> m.type] AS stale
+CALL (m, stale) {
+  UNWIND stale AS label
+  REMOVE m:$(label)
+}
+SET m:$(m.type)
+RETURN count(m) AS memories
