@@ -18,7 +18,7 @@ CONTRACT = Path(__file__).resolve().parents[2] / "docs" / "contract.md"
 def documented_tools() -> dict[str, set[str]]:
     """Tool → parameters, from the `### tool` sections of §4 and their parameter tables."""
     text = CONTRACT.read_text()
-    tools_part = text.split("## 4. Tools", 1)[1].split("### Not yet available", 1)[0]
+    tools_part = text.split("## 4. Tools", 1)[1].split("\n## 5.", 1)[0]
     tools: dict[str, set[str]] = {}
     for section in re.split(r"^### ", tools_part, flags=re.MULTILINE)[1:]:
         name = section.split("\n", 1)[0].strip()
