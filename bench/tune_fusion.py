@@ -99,7 +99,7 @@ class MemoGraph(GraphStore):
         self._memo: dict[str, list[Row]] = {}
 
     async def read(self, query: str, /, **params: Any) -> list[Row]:
-        if query not in ("graph_neighbors", "memory_keys"):
+        if query not in ("graph_neighbors", "graph_walk"):
             return await self._inner.read(query, **params)
         key = f"{query}:{sorted(params.items())!r}"
         if key not in self._memo:
@@ -147,7 +147,8 @@ async def tune(
         items = [SaveInput.model_validate(turn.body()) for turn in dataset.turns]
         await BulkImporter(settings, graph, vectors, embedder).run(NAMESPACE, items)
         neighbours = settings.search.context_neighbours
-        await ContextIndex(graph, context_vectors, embedder, neighbours).refresh_all()
+        source = vectors if settings.search.context_vector == "mean" else None
+        await ContextIndex(graph, context_vectors, embedder, neighbours, source).refresh_all()
         questions = list(iter_split(dataset, "tune"))
         stores = (graph, vectors, context_vectors, embedder)
         channels = CachedChannels(Channels(settings, graph, vectors, embedder, context_vectors))

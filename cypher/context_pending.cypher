@@ -10,7 +10,7 @@ CALL (m) {
   WITH n, max(r.weight) AS weight
   ORDER BY weight DESC, n.created_at DESC, n.id
   LIMIT $neighbours
-  RETURN collect([n.created_at.epochMillis, coalesce(n.title, ''), n.content]) AS neighbours
+  RETURN collect([n.created_at.epochMillis, coalesce(n.title, ''), n.content, n.id]) AS neighbours
 }
 RETURN m.id AS id, m.namespace AS namespace, m.key AS key, m.type AS type, m.tags AS tags,
        m.score AS score, m.created_at AS created_at, m.superseded_by AS superseded_by, coalesce(m.title, '') AS title,

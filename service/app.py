@@ -129,7 +129,11 @@ async def _open_runtime(settings: Settings) -> AsyncGenerator[Runtime]:
             )
         try:
             context = ContextIndex(
-                graph, context_vectors, embedder, settings.search.context_neighbours
+                graph,
+                context_vectors,
+                embedder,
+                settings.search.context_neighbours,
+                source=vectors if settings.search.context_vector == "mean" else None,
             )
             memories = MemoryService(settings, graph, vectors, embedder, context_vectors)
             reconciler = Reconciler(graph, vectors, embedder, context)

@@ -144,14 +144,27 @@ class Channels:
         self, namespace: str, seeds: Mapping[str, float], max_hops: int
     ) -> dict[str, Reached]:
         """Breadth-first over LINK (both directions) from the seeds (id → relevance), bounded by
-        `search.graph_max_nodes`: every memory at 1..max_hops with its shortest path."""
+        `search.graph_max_nodes`: every memory at 1..max_hops with its shortest path. The first
+        two steps are one round trip; deeper ones one more each."""
+        if not seeds:
+            return {}
         budget = self.settings.search.graph_max_nodes
-        reached: dict[str, Reached] = {}
-        if seeds:
-            rows = await self.graph.read("memory_keys", ids=list(seeds), namespace=namespace)
-            reached = {r["id"]: Reached(0, [r["key"]], seeds[r["id"]], {}) for r in rows}
-        frontier = list(reached)
-        for hop in range(1, max_hops + 1):
+        rows = await self.graph.read(
+            "graph_walk",
+            seeds=list(seeds),
+            namespace=namespace,
+            two_hops=max_hops >= 2,
+            limit=budget + len(seeds) * 8,
+            limit_two=2 * budget,
+        )
+        row = rows[0]
+        reached = {i: Reached(0, [key], seeds[i], {}) for i, key in row["seeds"]}
+        frontier = _step(reached, row["first"], 1, budget)
+        if max_hops >= 2:
+            wanted = set(frontier)
+            second = [step for step in row["second"] if step[0] in wanted]
+            frontier = _step(reached, second, 2, budget)
+        for hop in range(3, max_hops + 1):
             if not frontier or len(reached) >= budget:
                 break
             rows = await self.graph.read(

@@ -10,6 +10,9 @@ import logging
 from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from service.core.models import embedding_text, epoch_ms
 from service.core.save_plan import row_point
 from service.stores.embeddings import Embedder
@@ -31,15 +34,23 @@ def context_text(own: tuple[int, str], neighbours: Sequence[tuple[int, str]]) ->
 
 
 class ContextIndex:
-    """Refreshes pending context representations in batches and keeps their vectors."""
+    """Refreshes pending context representations in batches and keeps their vectors: with a
+    `source` store (the memories' own vectors), the normalised mean of a memory's vector and its
+    neighbours' (no model run); without, the embedding of the context text."""
 
     def __init__(
-        self, graph: GraphStore, vectors: VectorStore, embedder: Embedder, neighbours: int
+        self,
+        graph: GraphStore,
+        vectors: VectorStore,
+        embedder: Embedder,
+        neighbours: int,
+        source: VectorStore | None = None,
     ) -> None:
         self.graph = graph
         self.vectors = vectors
         self.embedder = embedder
         self.neighbours = neighbours
+        self.source = source
 
     async def refresh(self, limit: int = BATCH) -> int:
         """Refresh up to `limit` pending memories; returns how many were refreshed."""
@@ -47,7 +58,7 @@ class ContextIndex:
         if not rows:
             return 0
         texts = [_row_text(row) for row in rows]
-        vectors = await self.embedder.embed(texts)
+        vectors = await self._vectors(rows, texts)
         await self.vectors.upsert([row_point(row, v) for row, v in zip(rows, vectors, strict=True)])
         items = [
             {"id": row["id"], "seq": row["seq"], "text": text}
@@ -55,6 +66,24 @@ class ContextIndex:
         ]
         await self.graph.write("context_mark_synced", items=items)
         return len(rows)
+
+    async def _vectors(
+        self, rows: Sequence[dict[str, Any]], texts: Sequence[str]
+    ) -> list[npt.NDArray[np.float32]]:
+        """Mean vectors where the memory's own vector is stored; the text embedded otherwise."""
+        stored: dict[str, npt.NDArray[np.float32]] = {}
+        if self.source is not None:
+            ids = [row["id"] for row in rows]
+            ids += [n[3] for row in rows for n in row["neighbours"]]
+            stored = await self.source.vectors_of(list(dict.fromkeys(ids)))
+        missing = [i for i, row in enumerate(rows) if row["id"] not in stored]
+        by_row: dict[int, npt.NDArray[np.float32]] = {}
+        if missing:
+            embedded = await self.embedder.embed([texts[i] for i in missing])
+            by_row = {i: embedded[n] for n, i in enumerate(missing)}
+        return [
+            by_row[i] if i in by_row else mean_vector(row, stored) for i, row in enumerate(rows)
+        ]
 
     async def refresh_all(self) -> int:
         """Refresh until nothing is pending (reconcile, tests, benchmarks)."""
@@ -90,9 +119,17 @@ async def background(index: ContextIndex) -> AsyncGenerator[asyncio.Task[None]]:
             await task
 
 
+def mean_vector(
+    row: dict[str, Any], stored: dict[str, npt.NDArray[np.float32]]
+) -> npt.NDArray[np.float32]:
+    """The normalised mean of a memory's stored vector and its neighbours' (those stored)."""
+    parts = [stored[row["id"]], *(stored[n[3]] for n in row["neighbours"] if n[3] in stored)]
+    total = np.sum(parts, axis=0)
+    norm = float(np.linalg.norm(total))
+    return (total / norm if norm > 0 else total).astype(np.float32)
+
+
 def _row_text(row: dict[str, Any]) -> str:
     own = (epoch_ms(row["created_at"]), embedding_text(row["title"], row["content"] or ""))
-    neighbours = [
-        (ms, embedding_text(title, content or "")) for ms, title, content in row["neighbours"]
-    ]
+    neighbours = [(n[0], embedding_text(n[1], n[2] or "")) for n in row["neighbours"]]
     return context_text(own, neighbours)

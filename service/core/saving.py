@@ -115,9 +115,9 @@ class MemorySaver:
     async def _unchanged_vector(self, plan: SavePlan, written: _Written) -> npt.NDArray[np.float32]:
         """The vector of text that did not change: the stored one, unless it may be missing."""
         if not written.vector_pending:
-            stored = await self.vectors.vector_of(plan.id)
-            if stored is not None:
-                return stored
+            stored = await self.vectors.vectors_of([plan.id])
+            if plan.id in stored:
+                return stored[plan.id]
         return (await self.embedder.embed([plan.vector_text]))[0]
 
     async def _write_and_embed(

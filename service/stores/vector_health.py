@@ -137,8 +137,8 @@ class SelfHealingVectorStore:
     async def existing_ids(self, ids: Sequence[str]) -> set[str]:
         return await self.inner.existing_ids(ids)
 
-    async def vector_of(self, point_id: str) -> npt.NDArray[np.float32] | None:
-        return await self.inner.vector_of(point_id)
+    async def vectors_of(self, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        return await self.inner.vectors_of(ids)
 
     async def all_ids(self, batch: int = 1000) -> list[str]:
         return await self.inner.all_ids(batch)

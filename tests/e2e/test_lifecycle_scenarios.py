@@ -74,3 +74,41 @@ async def test_seed_003_tools_over_stdio_with_the_rulebook_prefix(
         forced = await call("memory_cleanup", force=True)
         assert set(forced) == {"success", "evictedCount", "freedBytes", "evictedIds"}
         assert (await call("memory_get", ids=[anchor]))["memories"][0]["id"] == anchor
+
+
+async def test_supersede_and_near_duplicates_over_both_transports(api: Api, namespace: str) -> None:
+    old = await api.call("memory_save", namespace=namespace, key="port", content="API on port 9000")
+    near = await api.call(
+        "memory_save", namespace=namespace, key="port-copy", content="API on port 9000"
+    )
+    assert near["similar"] == [{"id": old["memory"]["id"], "key": "port", "score": 1.0}]
+    new = await api.call(
+        "memory_save",
+        namespace=namespace,
+        key="port-2",
+        content="The API moved to port 8080",
+        supersedes=["port", "port-copy"],
+    )
+    assert new["memory"]["supersedes"] == sorted([old["memory"]["id"], near["memory"]["id"]])
+    searched = await api.call("memory_search", namespace=namespace, query="API port")
+    assert [r["key"] for r in searched["results"]] == ["port-2"]
+    everything = await api.call(
+        "memory_search", namespace=namespace, query="API port", include_superseded=True
+    )
+    assert sorted(r["key"] for r in everything["results"]) == ["port", "port-2", "port-copy"]
+    keywords = await api.call("memory_fulltext_search", namespace=namespace, keywords=["port"])
+    assert [r["key"] for r in keywords["results"]] == ["port-2"]
+    context = await api.call(
+        "retrieve_context", namespace=namespace, query="which port", include_superseded=False
+    )
+    assert [r["key"] for r in context["results"]] == ["port-2"]
+    got = await api.call("memory_get", namespace=namespace, keys=["port"])
+    assert got["memories"][0]["superseded_by"] == new["memory"]["id"]
+    refused = await api.call(
+        "memory_save", namespace=namespace, key="x", content="y", supersedes=["nope"]
+    )
+    assert (refused["success"], refused["error_type"], refused["message"]) == (
+        False,
+        "not_found",
+        "Superseded memory(ies) not found: nope",
+    )

@@ -108,13 +108,15 @@ async def test_superseded_points_are_left_out_unless_asked_for_and_still_counted
     assert await store.count("ns") == 3
 
 
-async def test_the_stored_vector_of_a_point_is_read_back(store: VectorStore) -> None:
-    stored = point(np.eye(384, dtype=np.float32)[3])
-    await store.upsert([stored])
-    vector = await store.vector_of(stored.id)
-    assert vector is not None
-    assert vector.tolist() == stored.vector.tolist()
-    assert await store.vector_of(str(uuid.uuid4())) is None
+async def test_stored_vectors_are_read_back_and_unknown_ids_skipped(store: VectorStore) -> None:
+    eye = np.eye(384, dtype=np.float32)
+    first, second = point(eye[3]), point(eye[7])
+    await store.upsert([first, second])
+    found = await store.vectors_of([second.id, str(uuid.uuid4()), first.id])
+    assert sorted(found) == sorted([first.id, second.id])
+    assert found[first.id].tolist() == eye[3].tolist()
+    assert found[second.id].tolist() == eye[7].tolist()
+    assert await store.vectors_of([]) == {}
 
 
 async def test_delete_removes_points_and_counts_follow(store: VectorStore) -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from service.core.context_index import MAX_PART_CHARS, context_text
+import numpy as np
+import pytest
+
+from service.core.context_index import MAX_PART_CHARS, context_text, mean_vector
 
 
 def test_neighbours_join_in_time_order_around_the_memory() -> None:
@@ -20,3 +23,13 @@ def test_each_part_is_cut_and_empty_parts_are_dropped() -> None:
 
 def test_a_memory_without_neighbours_is_its_own_text() -> None:
     assert context_text((5, "alone"), []) == "alone"
+
+
+def test_the_mean_vector_joins_the_stored_vectors_of_the_memory_and_its_neighbours() -> None:
+    eye = np.eye(4, dtype=np.float32)
+    stored = {"own": eye[0], "left": eye[1], "right": eye[2]}
+    row = {"id": "own", "neighbours": [[1, "", "a", "left"], [2, "", "b", "gone"]]}
+    assert mean_vector(row, stored).tolist() == pytest.approx([0.70710677, 0.70710677, 0, 0])
+    alone = {"id": "own", "neighbours": []}
+    assert mean_vector(alone, stored).tolist() == [1.0, 0.0, 0.0, 0.0]
+    assert mean_vector(alone, stored).dtype == np.float32

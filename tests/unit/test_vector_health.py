@@ -62,9 +62,8 @@ class FlakyEngine:
             if point_id in self.points:
                 self.points[point_id] = replace(self.points[point_id], superseded=superseded)
 
-    async def vector_of(self, point_id: str) -> npt.NDArray[np.float32] | None:
-        point = self.points.get(point_id)
-        return None if point is None else point.vector
+    async def vectors_of(self, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        return {i: self.points[i].vector for i in ids if i in self.points}
 
     async def check(self) -> None:
         if self.open_fails:

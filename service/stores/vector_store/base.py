@@ -101,8 +101,8 @@ class VectorStore(Protocol):
 
     async def existing_ids(self, ids: Sequence[str]) -> set[str]: ...
 
-    async def vector_of(self, point_id: str) -> npt.NDArray[np.float32] | None:
-        """The stored vector of a point, or None when there is none."""
+    async def vectors_of(self, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """The stored vectors of the points that exist among `ids`."""
         ...
 
     async def all_ids(self, batch: int = 1000) -> list[str]: ...

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -204,15 +204,14 @@ class EdgeVectorStore:
         records = self.shard.retrieve(list(ids), with_payload=False, with_vector=False)
         return {str(r.id) for r in records}
 
-    async def vector_of(self, point_id: str) -> npt.NDArray[np.float32] | None:
+    async def vectors_of(self, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        if not ids:
+            return {}
         try:
-            records = self.shard.retrieve([point_id], with_payload=False, with_vector=True)
+            records = self.shard.retrieve(list(ids), with_payload=False, with_vector=True)
         except Exception as exc:
             raise BackendUnavailable("qdrant", str(exc)) from exc
-        vectors: Any = records[0].vector if records else None  # {name: list[float]}
-        if not vectors or VECTOR_NAME not in vectors:
-            return None
-        return np.asarray(vectors[VECTOR_NAME], dtype=np.float32)
+        return _named_vectors((str(r.id), r.vector) for r in records)
 
     async def all_ids(self, batch: int = 1000) -> list[str]:
         ids: list[str] = []
@@ -257,6 +256,15 @@ class EdgeVectorStore:
 def _flush_and_close(shard: edge.EdgeShard) -> None:
     shard.flush()
     shard.close()
+
+
+def _named_vectors(records: Iterable[tuple[str, Any]]) -> dict[str, npt.NDArray[np.float32]]:
+    """Point id → its dense vector, from records whose vector is `{name: list[float]}`."""
+    return {
+        point_id: np.asarray(vector[VECTOR_NAME], dtype=np.float32)
+        for point_id, vector in records
+        if isinstance(vector, dict) and VECTOR_NAME in vector
+    }
 
 
 def _edge_filter(flt: VectorFilter) -> edge.Filter:

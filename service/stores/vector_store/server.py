@@ -141,16 +141,20 @@ class ServerVectorStore:
         )
         return {str(r.id) for r in records}
 
-    async def vector_of(self, point_id: str) -> npt.NDArray[np.float32] | None:
+    async def vectors_of(self, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        if not ids:
+            return {}
         records = await self._call(
             self._client.retrieve(
-                self._collection, [point_id], with_payload=False, with_vectors=[VECTOR_NAME]
+                self._collection, list(ids), with_payload=False, with_vectors=[VECTOR_NAME]
             )
         )
-        vectors: Any = records[0].vector if records else None  # {name: list[float]}
-        if not isinstance(vectors, dict) or VECTOR_NAME not in vectors:
-            return None
-        return np.asarray(vectors[VECTOR_NAME], dtype=np.float32)
+        found: dict[str, npt.NDArray[np.float32]] = {}
+        for record in records:
+            vectors: Any = record.vector  # {name: list[float]}
+            if isinstance(vectors, dict) and VECTOR_NAME in vectors:
+                found[str(record.id)] = np.asarray(vectors[VECTOR_NAME], dtype=np.float32)
+        return found
 
     async def all_ids(self, batch: int = 1000) -> list[str]:
         ids: list[str] = []
