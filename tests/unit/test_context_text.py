@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -30,6 +32,6 @@ def test_the_mean_vector_joins_the_stored_vectors_of_the_memory_and_its_neighbou
     stored = {"own": eye[0], "left": eye[1], "right": eye[2]}
     row = {"id": "own", "neighbours": [[1, "", "a", "left"], [2, "", "b", "gone"]]}
     assert mean_vector(row, stored).tolist() == pytest.approx([0.70710677, 0.70710677, 0, 0])
-    alone = {"id": "own", "neighbours": []}
+    alone: dict[str, Any] = {"id": "own", "neighbours": []}
     assert mean_vector(alone, stored).tolist() == [1.0, 0.0, 0.0, 0.0]
     assert mean_vector(alone, stored).dtype == np.float32
