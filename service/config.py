@@ -168,10 +168,11 @@ class SearchSettings(BaseModel):
     context_neighbours: int = Field(
         default=2, ge=0, le=20, description="Strongest neighbours in a memory's context text."
     )
-    context_vector: Literal["mean", "text"] = Field(
-        default="mean",
-        description="A memory's context vector: the normalised mean of its own and its "
-        "neighbours' stored vectors (mean, no model run) or the embedding of its context text.",
+    context_vector: Literal["text", "mean"] = Field(
+        default="text",
+        description="A memory's context vector: the embedding of its context text (text), or "
+        "the normalised mean of its own and its neighbours' stored vectors (mean: no model run, "
+        "faster ingest, lower recall: docs/search.md).",
     )
     fusion: FusionSettings = Field(default_factory=FusionSettings)
 
