@@ -22,7 +22,7 @@ from service.core.reconcile import Reconciler
 from service.core.retrieval import Retrieval
 from service.daemon import lock
 from service.retry import wait_until_ready
-from service.stores.embeddings import Embedder, build_embedder
+from service.stores.embeddings import Embedder, SharedEmbedder, build_embedder
 from service.stores.graph_store import CypherLibrary, GraphStore
 from service.stores.neo4j_local import LocalNeo4j
 from service.stores.vector_health import SelfHealingVectorStore
@@ -115,7 +115,7 @@ async def _open_runtime(settings: Settings) -> AsyncGenerator[Runtime]:
             f"Is Neo4j running at {uri}? Check MNEMO_NEO4J__URI and its credentials.",
         )
         await graph.migrate()
-        embedder = build_embedder(settings.embedding)
+        embedder = SharedEmbedder(build_embedder(settings.embedding))
         vectors = build_vector_store(settings, embedder.dimensions, embedder.model)
         context_vectors = build_vector_store(
             settings, embedder.dimensions, embedder.model, "__context"

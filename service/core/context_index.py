@@ -15,7 +15,7 @@ import numpy.typing as npt
 
 from service.core.models import embedding_text, epoch_ms
 from service.core.save_plan import row_point
-from service.stores.embeddings import Embedder
+from service.stores.embeddings import Embedder, SharedEmbedder
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import VectorStore
 
@@ -79,11 +79,17 @@ class ContextIndex:
         missing = [i for i, row in enumerate(rows) if row["id"] not in stored]
         by_row: dict[int, npt.NDArray[np.float32]] = {}
         if missing:
-            embedded = await self.embedder.embed([texts[i] for i in missing])
+            embedded = await self._embed([texts[i] for i in missing])
             by_row = {i: embedded[n] for n, i in enumerate(missing)}
         return [
             by_row[i] if i in by_row else mean_vector(row, stored) for i, row in enumerate(rows)
         ]
+
+    async def _embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """Behind requests when the embedder is shared with them."""
+        if isinstance(self.embedder, SharedEmbedder):
+            return await self.embedder.embed_background(texts)
+        return await self.embedder.embed(texts)
 
     async def refresh_all(self) -> int:
         """Refresh until nothing is pending (reconcile, tests, benchmarks)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import time
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -145,6 +146,58 @@ class OpenAICompatibleEmbedder:
 
     async def close(self) -> None:
         await self._client.aclose()
+
+
+class SharedEmbedder:
+    """One embedder shared by requests and background work, requests first: background work
+    (the context indexer) embeds in small chunks, each once requests have left the embedder
+    quiet for `quiet_s`, or after `max_wait_s` at the latest (so it is never starved)."""
+
+    def __init__(
+        self,
+        inner: Embedder,
+        quiet_s: float = 0.1,
+        max_wait_s: float = 1.0,
+        chunk: int = 16,
+    ) -> None:
+        self.inner = inner
+        self.model = inner.model
+        self.dimensions = inner.dimensions
+        self._quiet_s = quiet_s
+        self._max_wait_s = max_wait_s
+        self._chunk = chunk
+        self._requests = 0
+        self._last_request = time.monotonic()
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        """A request's embedding: never waits behind more than one background chunk."""
+        self._requests += 1
+        try:
+            return await self.inner.embed(texts)
+        finally:
+            self._requests -= 1
+            self._last_request = time.monotonic()
+
+    async def embed_background(self, texts: Sequence[str]) -> Vectors:
+        """Background embedding, chunk by chunk, each when requests allow."""
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        parts: list[Vectors] = []
+        for start in range(0, len(texts), self._chunk):
+            await self._wait_for_quiet()
+            parts.append(await self.inner.embed(texts[start : start + self._chunk]))
+        return np.concatenate(parts, axis=0)
+
+    async def _wait_for_quiet(self) -> None:
+        deadline = time.monotonic() + self._max_wait_s
+        while (now := time.monotonic()) < deadline:
+            quiet = 0.0 if self._requests else now - self._last_request
+            if quiet >= self._quiet_s:
+                return
+            await asyncio.sleep(min(self._quiet_s - quiet, deadline - now))
+
+    async def close(self) -> None:
+        await self.inner.close()
 
 
 def build_embedder(settings: EmbeddingSettings) -> Embedder:
