@@ -196,16 +196,15 @@ def _index(settings: Settings, _: argparse.Namespace) -> int:
 
     async def run() -> None:
         async with open_runtime(settings) as runtime:
-            vectors = runtime.vectors
-            if isinstance(vectors, SelfHealingVectorStore):
-                vectors = vectors.inner
-            if not isinstance(vectors, EdgeVectorStore):
-                print("A Qdrant server builds its own index; nothing to do.", file=sys.stderr)
-                return
-            print("Building the HNSW index...", file=sys.stderr)
-            await vectors.build_index()
-            status = await vectors.status()
-            print(f"indexed {status.indexed} of {status.points} vectors", file=sys.stderr)
+            for name, store in (("memory", runtime.vectors), ("context", runtime.context.vectors)):
+                engine = store.inner if isinstance(store, SelfHealingVectorStore) else store
+                if not isinstance(engine, EdgeVectorStore):
+                    print("A Qdrant server builds its own index; nothing to do.", file=sys.stderr)
+                    return
+                print(f"Building the HNSW index of the {name} vectors...", file=sys.stderr)
+                await engine.build_index()
+                status = await engine.status()
+                print(f"indexed {status.indexed} of {status.points} vectors", file=sys.stderr)
 
     asyncio.run(run())
     return 0
