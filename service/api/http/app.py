@@ -11,18 +11,32 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse, Response
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from service.api.auth import Authenticator
 from service.api.http import batch, lifecycle, links, memories, ops, search
+from service.api.http.guards import (
+    BodyLimit,
+    Deadline,
+    HostGuard,
+    McpAuthGuard,
+    RateGuard,
+    transport_patterns,
+)
 from service.api.mcp.server import build_mcp_server
 from service.api.metrics import REQUEST_LATENCY, REQUESTS
+from service.api.ratelimit import RateLimiter
 from service.api.tools import list_fields_for_path
 from service.app import RuntimeRef, open_runtime
 from service.config import Settings
 from service.core.errors import (
     InternalError,
+    InvalidParameter,
     MnemographError,
-    PayloadTooLarge,
+    NotFound,
     error_envelope,
     invalid_from_validation,
 )
@@ -34,11 +48,15 @@ def create_app(settings: Settings) -> FastAPI:
     """The ASGI app: opens the runtime in its lifespan and serves HTTP + MCP."""
     ref = RuntimeRef()
     mcp = build_mcp_server(ref, settings.mcp.tool_prefix, settings.search.enabled)
+    hosts, origins = transport_patterns(settings.http)
     mcp_app = mcp.streamable_http_app(
         streamable_http_path="/mcp",
         stateless_http=True,
         host=settings.http.host,
         max_request_body_size=settings.limits.max_request_bytes,
+        transport_security=TransportSecuritySettings(
+            enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+        ),
     )
 
     @asynccontextmanager
@@ -58,7 +76,7 @@ def create_app(settings: Settings) -> FastAPI:
     )
     app.state.runtime_ref = ref
     add_error_handlers(app)
-    add_middleware(app, settings.limits.max_request_bytes)
+    add_middleware(app, settings)
     for router in (
         ops.router,
         memories.router,
@@ -70,7 +88,7 @@ def create_app(settings: Settings) -> FastAPI:
         app.include_router(router)
     if settings.search.enabled:
         app.include_router(search.search_router)
-    app.mount("/", mcp_app)
+    app.router.routes.extend(mcp_app.routes)  # `/mcp` itself: any other path is a 404 envelope
     return app
 
 
@@ -85,6 +103,10 @@ def add_error_handlers(app: FastAPI) -> None:
     async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         return error_response(request, invalid_from_validation(exc.errors()))
 
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return error_response(request, http_error(exc.status_code, request))
+
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         error = InternalError()
@@ -92,18 +114,23 @@ def add_error_handlers(app: FastAPI) -> None:
         return error_response(request, error)
 
 
-def add_middleware(app: FastAPI, max_request_bytes: int) -> None:
-    """Body size limit (before the body is read) and request metrics."""
-
-    @app.middleware("http")
-    async def _limit_body(request: Request, call_next: Any) -> Response:
-        declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > max_request_bytes:
-            error = PayloadTooLarge(
-                f"Request body is {declared} bytes; the limit is {max_request_bytes}"
-            )
-            return error_response(request, error)
-        return await call_next(request)
+def add_middleware(app: FastAPI, settings: Settings) -> None:
+    """Request metrics, then the guards (outermost last): Host/Origin, CORS when configured,
+    rate limit, the key on /mcp, body limit, deadline."""
+    limits = settings.limits
+    hosts, origins = transport_patterns(settings.http)
+    app.add_middleware(Deadline, timeout_s=limits.request_timeout_s)
+    app.add_middleware(BodyLimit, max_bytes=limits.max_request_bytes)
+    app.add_middleware(McpAuthGuard, authenticator=Authenticator(settings.auth))
+    app.add_middleware(RateGuard, limiter=RateLimiter(limits.rate_per_s, limits.rate_burst))
+    if settings.http.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.http.cors_origins,
+            allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
+            allow_headers=["authorization", "x-api-key", "content-type", "mcp-protocol-version"],
+        )
+    app.add_middleware(HostGuard, hosts=hosts, origins=origins)
 
     @app.middleware("http")
     async def _measure(request: Request, call_next: Any) -> Response:
@@ -114,6 +141,17 @@ def add_middleware(app: FastAPI, max_request_bytes: int) -> None:
         REQUESTS.labels(request.method, path, str(response.status_code)).inc()
         REQUEST_LATENCY.labels(request.method, path).observe(time.perf_counter() - started)
         return response
+
+
+def http_error(status: int, request: Request) -> MnemographError:
+    """Starlette's own refusals (no such route, method not allowed) as our errors."""
+    if status == 404:
+        return NotFound(f"No route {request.method} {request.url.path}")
+    return MethodNotAllowed(f"Method {request.method} is not allowed on {request.url.path}")
+
+
+class MethodNotAllowed(InvalidParameter):
+    http_status = 405
 
 
 def error_response(request: Request, error: MnemographError) -> JSONResponse:

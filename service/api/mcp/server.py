@@ -3,6 +3,7 @@ tool's failure (argument validation included) becomes `isError` with the §2 env
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -19,6 +20,7 @@ from service.app import RuntimeRef
 from service.core.errors import (
     InternalError,
     MnemographError,
+    RequestTimeout,
     error_envelope,
     invalid_from_validation,
 )
@@ -41,12 +43,24 @@ def error_result(error: MnemographError, tool: str) -> CallToolResult:
 class EnvelopeMCPServer(MCPServer[Any]):
     """An MCPServer whose tool failures carry the §2 envelope."""
 
-    def __init__(self, prefix: str, **kwargs: Any) -> None:
+    def __init__(self, prefix: str, ref: RuntimeRef, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._prefix = prefix
+        self._ref = ref
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        """The tool's answer within `limits.request_timeout_s`, failures as the envelope."""
+        timeout_s = self._ref.get().settings.limits.request_timeout_s
+        try:
+            async with asyncio.timeout(timeout_s):
+                return await self._call(name, arguments, context)
+        except TimeoutError:
+            return error_result(RequestTimeout(timeout_s), name.removeprefix(self._prefix))
+
+    async def _call(
+        self, name: str, arguments: dict[str, Any], context: Context[Any] | None
     ) -> CallToolResult | InputRequiredResult:
         try:
             return await super().call_tool(name, arguments, context)
@@ -69,7 +83,7 @@ def build_mcp_server(
     """The MCP server with every memory tool, named with `prefix`; the two search tools only
     when `search.enabled`."""
     server = EnvelopeMCPServer(
-        prefix, name="mnemograph", instructions=INSTRUCTIONS, warn_on_duplicate_tools=False
+        prefix, ref, name="mnemograph", instructions=INSTRUCTIONS, warn_on_duplicate_tools=False
     )
     session = ToolSession(ref)
     memories.register(server, session, prefix)
