@@ -23,9 +23,12 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from service.api.tools import TOOLS
 from service.config import Settings
+from service.stores.graph_store import CYPHER_ROOT, CypherLibrary, GraphStore
 from service.stores.neo4j_local import free_port
 
 REPO = Path(__file__).resolve().parents[2]
+# `make soak` sets MNEMO_TEST_PROFILE=soak: the long profiles of the fuzz and abuse suites.
+SOAK = os.environ.get("MNEMO_TEST_PROFILE") == "soak"
 
 
 def service_env(
@@ -110,6 +113,14 @@ def tenants(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Ite
     data_dir = tmp_path_factory.mktemp("keyed-serve")
     with serving(settings, data_dir, MNEMO_AUTH__API_KEYS=entries) as url:
         yield Tenants(url, namespaces, keys)
+
+
+@pytest_asyncio.fixture
+async def census_store(settings: Settings) -> AsyncIterator[GraphStore]:
+    """The Neo4j Browser queries of `cypher/browser/` (the isolation census among them)."""
+    store = GraphStore(settings.neo4j, settings.neo4j.uri, CypherLibrary(CYPHER_ROOT / "browser"))
+    yield store
+    await store.close()
 
 
 class Api(Protocol):

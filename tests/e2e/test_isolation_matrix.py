@@ -10,7 +10,7 @@ import itertools
 import json
 import re
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,8 +19,7 @@ import pytest
 import pytest_asyncio
 
 from service.api.tools import TOOLS, ToolSpec
-from service.config import Settings
-from service.stores.graph_store import CYPHER_ROOT, CypherLibrary, GraphStore
+from service.stores.graph_store import GraphStore
 from tests.e2e.conftest import ROLES, HttpApi, McpApi, Tenants
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -292,13 +291,6 @@ async def test_every_v1_route_is_in_the_matrix(world: World) -> None:
     assert routes == covered
 
 
-@pytest_asyncio.fixture
-async def census_store(settings: Settings) -> AsyncIterator[GraphStore]:
-    store = GraphStore(settings.neo4j, settings.neo4j.uri, CypherLibrary(CYPHER_ROOT / "browser"))
-    yield store
-    await store.close()
-
-
 async def test_an_admin_link_across_namespaces_is_refused_and_none_exists(
     world: World, census_store: GraphStore
 ) -> None:
@@ -310,7 +302,7 @@ async def test_an_admin_link_across_namespaces_is_refused_and_none_exists(
     out_of_own = await api.call(
         "memory_link", **{"from": "doc-1", "to": world.ids[foreign]["doc-1"]}
     )
-    (census,) = await census_store.read("isolation_census")
+    (census,) = await census_store.read("isolation_census", namespace="")
     assert [into_foreign["error_type"], out_of_own["error_type"]] == ["not_found", "not_found"]
     assert census["cross_namespace_links"] == 0
     assert world.leaks == []

@@ -73,6 +73,7 @@ def create_app(settings: Settings) -> FastAPI:
         version="0.1.0",
         description="Graph-backed memory for AI agents: the HTTP twin of the MCP tools.",
         lifespan=lifespan,
+        redirect_slashes=False,  # a key or id ending in "/" is a 404, not a redirect elsewhere
     )
     app.state.runtime_ref = ref
     add_error_handlers(app)
