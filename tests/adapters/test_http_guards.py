@@ -231,3 +231,13 @@ async def test_get_and_delete_name_at_most_max_refs_ids_and_keys(make_http: Make
     )
     assert deleted.structured_content is not None
     assert deleted.structured_content["message"] == message
+
+
+async def test_a_body_that_is_not_json_is_400_invalid_parameter(make_http: MakeHttp) -> None:
+    async with make_http() as client:
+        response = await client.post(
+            "/v1/memories", content=b"\xff\xfe\x00", headers={"Content-Type": "application/json"}
+        )
+    assert response.status_code == 400
+    assert response.json()["error_type"] == "invalid_parameter"
+    assert response.json()["message"].startswith("Invalid ")

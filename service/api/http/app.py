@@ -26,6 +26,7 @@ from service.api.http.guards import (
     RateGuard,
     transport_patterns,
 )
+from service.api.http.openapi import install_openapi
 from service.api.mcp.server import build_mcp_server
 from service.api.metrics import REQUEST_LATENCY, REQUESTS
 from service.api.ratelimit import RateLimiter
@@ -89,6 +90,7 @@ def create_app(settings: Settings) -> FastAPI:
         app.include_router(router)
     if settings.search.enabled:
         app.include_router(search.search_router)
+    install_openapi(app)
     app.router.routes.extend(mcp_app.routes)  # `/mcp` itself: any other path is a 404 envelope
     return app
 
@@ -106,7 +108,7 @@ def add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return error_response(request, http_error(exc.status_code, request))
+        return error_response(request, http_error(exc, request))
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
@@ -144,11 +146,14 @@ def add_middleware(app: FastAPI, settings: Settings) -> None:
         return response
 
 
-def http_error(status: int, request: Request) -> MnemographError:
-    """Starlette's own refusals (no such route, method not allowed) as our errors."""
-    if status == 404:
+def http_error(exc: StarletteHTTPException, request: Request) -> MnemographError:
+    """Starlette's own refusals (no such route, a method the route lacks, a body that is not
+    JSON) as our errors."""
+    if exc.status_code == 404:
         return NotFound(f"No route {request.method} {request.url.path}")
-    return MethodNotAllowed(f"Method {request.method} is not allowed on {request.url.path}")
+    if exc.status_code == 405:
+        return MethodNotAllowed(f"Method {request.method} is not allowed on {request.url.path}")
+    return InvalidParameter(f"Invalid request: {exc.detail}")
 
 
 class MethodNotAllowed(InvalidParameter):
