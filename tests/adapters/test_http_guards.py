@@ -4,10 +4,13 @@ Host/Origin checks, CORS off by default, body limit, rate limit, deadline, unkno
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
+import pytest
 from mcp import Client
+from prometheus_client import REGISTRY
 
 from service.api.auth import Principal
 from service.api.mcp.server import build_mcp_server
@@ -241,3 +244,48 @@ async def test_a_body_that_is_not_json_is_400_invalid_parameter(make_http: MakeH
     assert response.status_code == 400
     assert response.json()["error_type"] == "invalid_parameter"
     assert response.json()["message"].startswith("Invalid ")
+
+
+async def test_each_answer_carries_a_request_id_that_an_internal_error_names(
+    make_http: MakeHttp, caplog: pytest.LogCaptureFixture
+) -> None:
+    context = make_http()
+
+    async def broken(namespace: str, params: Any) -> dict[str, Any]:
+        raise RuntimeError("a bug")
+
+    context.runtime.retrieval.retrieve = broken  # type: ignore[method-assign]
+    async with context as client:
+        first = await client.get("/healthz")
+        second = await client.get("/healthz")
+        failed = await client.post("/v1/retrieve", json={"query": "q"})
+    ids = [r.headers["x-request-id"] for r in (first, second, failed)]
+    assert all(re.fullmatch(r"[0-9a-f]{12}", value) for value in ids)
+    assert len(set(ids)) == 3
+    assert failed.json()["message"] == f"Internal error (request id {ids[2]})"
+    assert "a bug" not in failed.text
+    (record,) = [r for r in caplog.records if r.name == "service.api.http.guards"]
+    assert record.getMessage() == f"request /v1/retrieve failed (request id {ids[2]})"
+
+
+async def test_tool_latency_and_failures_by_error_type_are_metrics(make_http: MakeHttp) -> None:
+    def sample(name: str, **labels: str) -> float:
+        return REGISTRY.get_sample_value(name, labels) or 0.0
+
+    before = (
+        sample("mnemograph_tool_seconds_count", tool="retrieve_context"),
+        sample("mnemograph_errors_total", surface="mcp", error_type="invalid_parameter"),
+        sample("mnemograph_errors_total", surface="http", error_type="unauthorized"),
+    )
+    runtime = fake_runtime(load_settings())
+    async with Client(build_mcp_server(runtime_ref(runtime))) as mcp:
+        await mcp.call_tool("retrieve_context", {"query": "q"})
+        await mcp.call_tool("retrieve_context", {"query": "q", "limit": 0})
+    async with make_http(auth={"api_keys": KEYS}) as client:
+        await client.get("/v1/stats")
+    after = (
+        sample("mnemograph_tool_seconds_count", tool="retrieve_context"),
+        sample("mnemograph_errors_total", surface="mcp", error_type="invalid_parameter"),
+        sample("mnemograph_errors_total", surface="http", error_type="unauthorized"),
+    )
+    assert [b - a for a, b in zip(before, after, strict=True)] == [2.0, 1.0, 1.0]

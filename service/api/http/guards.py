@@ -1,11 +1,13 @@
-"""ASGI guards in front of every route, `/mcp` included: Host and Origin checks, the per-key rate
-limit, the key on the MCP transport, the body limit and the request deadline. Each refusal is
-the §2 envelope."""
+"""ASGI guards in front of every route, `/mcp` included: the request id, Host and Origin checks,
+the per-key rate limit, the key on the MCP transport, the body limit and the request deadline.
+Each refusal is the §2 envelope."""
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
+import uuid
 from collections.abc import Mapping, Sequence
 
 from starlette.datastructures import Headers
@@ -13,11 +15,13 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.api.auth import Authenticator, presented_key
+from service.api.metrics import ERRORS
 from service.api.ratelimit import RateLimiter, retry_after
 from service.api.tools import list_fields_for_path
 from service.config import HttpSettings
 from service.core.errors import (
     Forbidden,
+    InternalError,
     MnemographError,
     PayloadTooLarge,
     RateLimited,
@@ -25,7 +29,9 @@ from service.core.errors import (
     Unauthorized,
     error_envelope,
 )
+from service.logs import REQUEST_ID
 
+log = logging.getLogger(__name__)
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 WILDCARD_HOSTS = ("", "0.0.0.0", "::")
 OPS_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
@@ -37,6 +43,7 @@ async def refuse(
 ) -> None:
     """Answer with the envelope of `error` (the route's list fields added empty)."""
     body = error_envelope(error, list_fields_for_path(scope.get("path", "")))
+    ERRORS.labels("http", error.error_type).inc()
     response = JSONResponse(body, status_code=error.http_status, headers=headers)
     await response(scope, _no_body, send)
 
@@ -74,6 +81,39 @@ def transport_patterns(settings: HttpSettings) -> tuple[list[str], list[str]]:
         *settings.cors_origins,
     ]
     return hosts, origins
+
+
+class RequestId:
+    """Gives each request an id: in its log lines, its `X-Request-ID` header and the message of
+    an internal error, which is answered here (500, the envelope, no stack trace)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        request_id = uuid.uuid4().hex[:12]
+        token = REQUEST_ID.set(request_id)
+        started = False
+
+        async def stamped(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                headers = [*message.get("headers", []), (b"x-request-id", request_id.encode())]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        try:
+            await self.app(scope, receive, stamped)
+        except Exception:
+            log.exception("request %s failed (request id %s)", scope.get("path"), request_id)
+            if started:
+                raise
+            await refuse(scope, stamped, InternalError(request_id))
+        finally:
+            REQUEST_ID.reset(token)
 
 
 class HostGuard:
