@@ -202,9 +202,12 @@ class GraphStore:
 
     async def index_states(self) -> dict[str, str]:
         """Name → state (ONLINE, POPULATING, FAILED) of every index."""
-        async with self._session() as session:
-            result = await session.run("SHOW INDEXES YIELD name, state RETURN name, state")
-            return {record["name"]: record["state"] async for record in result}
+        try:
+            async with self._session() as session:
+                result = await session.run("SHOW INDEXES YIELD name, state RETURN name, state")
+                return {record["name"]: record["state"] async for record in result}
+        except Exception as exc:
+            _reraise(exc)
 
 
 def _reraise(exc: Exception) -> NoReturn:
