@@ -98,21 +98,28 @@ class Tenants:
     url: str
     namespaces: tuple[str, str]
     keys: dict[tuple[str, str], str]
+    scratch: str  # an admin key of a third namespace, for suites that write anywhere
 
     def headers(self, namespace: str, role: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.keys[namespace, role]}"}
 
+    def scratch_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.scratch}"}
+
 
 @pytest.fixture(scope="session")
 def tenants(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tenants]:
-    """`mnemograph serve` with six keys: reader, writer and admin of two fresh namespaces."""
+    """`mnemograph serve` with seven keys: reader, writer and admin of two fresh namespaces, and
+    an admin of a third for the suites that write anywhere (fuzzing, injection)."""
     suffix = uuid.uuid4().hex[:8]
     namespaces = (f"iso-a-{suffix}", f"iso-b-{suffix}")
     keys = {(ns, role): f"{role}-{uuid.uuid4().hex}" for ns in namespaces for role in ROLES}
+    scratch = f"admin-{uuid.uuid4().hex}"
     entries = ",".join(f"{key}:{ns}:{role}" for (ns, role), key in keys.items())
+    entries += f",{scratch}:scratch-{suffix}:admin"
     data_dir = tmp_path_factory.mktemp("keyed-serve")
     with serving(settings, data_dir, MNEMO_AUTH__API_KEYS=entries) as url:
-        yield Tenants(url, namespaces, keys)
+        yield Tenants(url, namespaces, keys, scratch)
 
 
 @pytest_asyncio.fixture

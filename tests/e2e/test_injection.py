@@ -178,13 +178,13 @@ async def seed(client: httpx.AsyncClient, namespace: str | None, key: str) -> di
 
 @pytest_asyncio.fixture
 async def client(tenants: Tenants) -> AsyncIterator[httpx.AsyncClient]:
-    headers = tenants.headers(tenants.namespaces[0], "admin")
+    headers = tenants.scratch_headers()
     async with httpx.AsyncClient(base_url=tenants.url, headers=headers, timeout=60) as client:
         yield client
 
 
 async def snapshot(client: httpx.AsyncClient, namespaces: tuple[str, str]) -> list[Any]:
-    """What the two key namespaces hold: their stats (sizes, counts) and their seeded memories."""
+    """What the neighbour namespaces hold: their stats (sizes, counts) and their memories."""
     state: list[Any] = []
     for ns in namespaces:
         stats = (await client.get("/v1/stats", params={"namespace": ns})).json()
@@ -202,12 +202,14 @@ async def test_injection_strings_change_nothing_elsewhere_and_round_trip_exactly
 ) -> None:
     target = f"inj-{uuid.uuid4().hex[:10]}"
 
-    bystanders = [(await seed(client, ns, "bystander"))["id"] for ns in tenants.namespaces]
+    suffix = uuid.uuid4().hex[:10]
+    neighbours = (f"bystander-{suffix}", f"onlooker-{suffix}")
+    bystanders = [(await seed(client, ns, "bystander"))["id"] for ns in neighbours]
     await seed(client, target, "anchor")
     await seed(client, target, "target")
-    before = await snapshot(client, tenants.namespaces)
+    before = await snapshot(client, neighbours)
     (census_before,) = await census_store.read("isolation_census", namespace=target)
-    probe = Probe(client, target, [*tenants.namespaces, *bystanders])
+    probe = Probe(client, target, [*neighbours, *tenants.namespaces, *bystanders])
     gate = asyncio.Semaphore(4)
     results: list[tuple[str, int, httpx.Response]] = []
 
@@ -222,7 +224,7 @@ async def test_injection_strings_change_nothing_elsewhere_and_round_trip_exactly
         for call in batches():
             tasks.create_task(one("", -1, call))
     stored = await read_back(client, target)
-    after = await snapshot(client, tenants.namespaces)
+    after = await snapshot(client, neighbours)
     (census_after,) = await census_store.read("isolation_census", namespace=target)
     assert probe.leaks == []
     assert len(results) == len(CORPUS) * 18 + len(FIELDS)

@@ -230,7 +230,9 @@ BY_ID: dict[str, Callable[[World, str], dict[str, Any]]] = {
 }
 
 
-@pytest.mark.parametrize(("tool", "transport"), itertools.product(sorted(BY_ID), ("http", "mcp")))
+@pytest.mark.parametrize(
+    ("tool", "transport"), list(itertools.product(sorted(BY_ID), ("http", "mcp")))
+)
 async def test_the_other_namespaces_ids_are_never_found_even_by_an_admin(
     world: World, tool: str, transport: str
 ) -> None:
@@ -261,7 +263,7 @@ HTTP_ONLY: list[tuple[str, str, Callable[[World], dict[str, Any]], int]] = [
 ]
 
 
-@pytest.mark.parametrize(("side", "role"), itertools.product((0, 1), ROLES))
+@pytest.mark.parametrize(("side", "role"), list(itertools.product((0, 1), ROLES)))
 async def test_http_only_routes_follow_the_same_roles_and_namespaces(
     world: World, side: int, role: str
 ) -> None:
