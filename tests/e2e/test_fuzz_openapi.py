@@ -66,5 +66,6 @@ def test_generated_requests_get_no_5xx_and_fit_the_schema(tenants: Tenants) -> N
     for operation in operations:
         if operation.path not in SKIPPED:
             tried += sum(fuzz(operation, mode, headers) for mode in GenerationMode)
-    assert len(operations) == 17
+    print(f"fuzz: {tried} generated requests over {len(operations) - len(SKIPPED)} operations")
+    assert len(operations) >= 17  # every route, new ones included
     assert tried >= (len(operations) - len(SKIPPED)) * EXAMPLES
