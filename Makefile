@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: setup run serve mcp neo4j-start neo4j-stop neo4j-status test lint format docs bench clean
+.PHONY: setup run serve mcp neo4j-start neo4j-stop neo4j-status test soak lint format docs bench clean
 
 setup: $(VENV)/.synced tools/neo4j/target/build.stamp
 
@@ -37,6 +37,9 @@ neo4j-status:
 
 test: setup  ## the whole suite against a real Neo4j started by the test session
 	$(BIN)/pytest
+
+soak: setup  ## long profiles: schemathesis (150 cases per operation), load (32 clients, 60 s); injection, isolation
+	MNEMO_TEST_PROFILE=soak $(BIN)/pytest -s tests/e2e/test_fuzz_openapi.py tests/e2e/test_load.py tests/e2e/test_injection.py tests/e2e/test_isolation_matrix.py
 
 lint: setup
 	$(BIN)/ruff check .

@@ -86,7 +86,10 @@ def service_env(neo4j: Neo4jSettings, data: Path, port: int | None = None) -> di
     """The environment of a `mnemograph` command on that Neo4j with its data under `data`."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMO_")}
     env.update(
-        MNEMO_NEO4J__URI=neo4j.uri, MNEMO_DATA_DIR=str(data / "service"), MNEMO_LOG_LEVEL="WARNING"
+        MNEMO_NEO4J__URI=neo4j.uri,
+        MNEMO_DATA_DIR=str(data / "service"),
+        MNEMO_LOG_LEVEL="WARNING",
+        MNEMO_LIMITS__RATE_PER_S="0",  # measure the service, not the per-key rate limit
     )
     if port is not None:
         env["MNEMO_HTTP__PORT"] = str(port)

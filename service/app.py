@@ -106,7 +106,7 @@ async def open_runtime(settings: Settings) -> AsyncGenerator[Runtime]:
 @asynccontextmanager
 async def _open_runtime(settings: Settings) -> AsyncGenerator[Runtime]:
     uri = await asyncio.to_thread(neo4j_uri, settings)
-    graph = GraphStore(settings.neo4j, uri, CypherLibrary())
+    graph = GraphStore(settings.neo4j, uri, CypherLibrary(timeout_s=settings.neo4j.query_timeout_s))
     try:
         await wait_until_ready(
             "neo4j",
@@ -153,7 +153,7 @@ async def _open_runtime(settings: Settings) -> AsyncGenerator[Runtime]:
                     reconciler=reconciler,
                     importer=BulkImporter(settings, graph, vectors, embedder, context_vectors),
                     context=context,
-                    authenticator=Authenticator(settings.auth),
+                    authenticator=Authenticator(settings.auth, settings.mcp.api_key),
                 )
         finally:
             await context_vectors.close()

@@ -27,11 +27,23 @@ ENV_PREFIX = "MNEMO_"
 _AUXILIARY_PREFIXES = ("MNEMO_TEST_", CONFIG_FILE_VARIABLE)
 
 Role = Literal["reader", "writer", "admin"]
+NAMESPACE_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 
 
 class HttpSettings(BaseModel):
     host: str = Field(default="127.0.0.1", description="Address `serve` listens on.")
     port: int = Field(default=8080, ge=1, le=65535, description="Port of the HTTP API and `/mcp`.")
+    allowed_hosts: list[str] = Field(
+        default_factory=list[str],
+        description="Host header values accepted besides loopback and `host` (`name:*`: any port).",
+    )
+    allowed_origins: list[str] = Field(
+        default_factory=list[str],
+        description="Origin header values accepted besides loopback ones (`origin:*`: any port).",
+    )
+    cors_origins: list[str] = Field(
+        default_factory=list[str], description="Origins CORS allows; empty: CORS off."
+    )
 
 
 class Neo4jSettings(BaseModel):
@@ -48,6 +60,10 @@ class Neo4jSettings(BaseModel):
     heap: str = Field(default="1g", pattern=r"^[0-9]+[mMgG]$", description="Local Neo4j: heap.")
     startup_timeout_s: float = Field(
         default=180.0, gt=0, description="Seconds to wait for Neo4j to answer at start-up."
+    )
+    query_timeout_s: float = Field(default=30.0, gt=0, description="Server-side limit per query.")
+    retry_time_s: float = Field(
+        default=5.0, ge=0, description="How long the driver retries a transient failure."
     )
 
 
@@ -73,8 +89,8 @@ class EmbeddingSettings(BaseModel):
 
 
 class ApiKey(BaseModel):
-    key: SecretStr
-    namespace: str
+    key: Annotated[SecretStr, Field(min_length=1)]
+    namespace: Annotated[str, Field(pattern=NAMESPACE_PATTERN)]
     role: Role
 
 
@@ -98,6 +114,15 @@ class AuthSettings(BaseModel):
             return []
         entries: list[Any] = json.loads(text) if text.startswith("[") else text.split(",")
         return [_api_key_entry(entry) for entry in entries]
+
+    @field_validator("api_keys")
+    @classmethod
+    def _distinct_keys(cls, value: list[ApiKey]) -> list[ApiKey]:
+        """One key, one namespace and role: a key listed twice is refused."""
+        secrets = [entry.key.get_secret_value() for entry in value]
+        if len(set(secrets)) != len(secrets):
+            raise ValueError("an API key is listed more than once")
+        return value
 
 
 def _api_key_entry(entry: Any) -> Any:
@@ -191,6 +216,12 @@ class LimitsSettings(BaseModel):
     max_import_line_bytes: int = Field(
         default=1024**2, ge=1024, description="Largest line of an import; longer ones fail alone."
     )
+    max_refs: int = Field(default=1000, ge=1, description="ids/keys per get or delete.")
+    request_timeout_s: float = Field(default=60.0, gt=0, description="Deadline of one request.")
+    rate_per_s: float = Field(
+        default=500.0, ge=0, description="Requests per second per key; 0: off."
+    )
+    rate_burst: int = Field(default=1000, ge=1, description="Requests a key may send at once.")
 
 
 class Settings(BaseSettings):
@@ -201,6 +232,7 @@ class Settings(BaseSettings):
         env_nested_delimiter="__",
         extra="forbid",
         toml_file=DEFAULT_CONFIG_FILE,
+        hide_input_in_errors=True,  # a rejected value may be an API key or a password
     )
 
     data_dir: Path = Field(

@@ -1,12 +1,24 @@
 """Logging for every entry point: to stderr (stdout carries the stdio transport), at the
-configured level. Kept apart from the composition root so light commands start fast."""
+configured level, each line with the id of the request it belongs to (`-` outside requests).
+Kept apart from the composition root so light commands start fast."""
 
 from __future__ import annotations
 
 import logging
 import sys
+from contextvars import ContextVar
 
 from service.config import Settings
+
+REQUEST_ID: ContextVar[str] = ContextVar("request_id", default="")
+
+
+class RequestIdFilter(logging.Filter):
+    """Stamps each record with the current request id."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.request_id = REQUEST_ID.get() or "-"
+        return True
 
 
 def configure_logging(settings: Settings) -> None:
@@ -14,8 +26,10 @@ def configure_logging(settings: Settings) -> None:
     logging.basicConfig(
         level=settings.log_level,
         stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        format="%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s",
     )
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(RequestIdFilter())
     # httpx logs every request at INFO: noise for the CLI's probes and the bridge's relaying.
     if settings.log_level != "DEBUG":
         logging.getLogger("httpx").setLevel(logging.WARNING)

@@ -5,16 +5,18 @@ With no keys configured auth is off and every caller is an admin of the `default
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from service.config import AuthSettings, Role
+from pydantic import SecretStr
+
+from service.config import NAMESPACE_PATTERN, AuthSettings, Role
 from service.core.errors import Forbidden, InvalidParameter, Unauthorized
 
 DEFAULT_NAMESPACE = "default"
-NAMESPACE_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 _ROLE_RANK: dict[Role, int] = {"reader": 0, "writer": 1, "admin": 2}
 
 
@@ -45,13 +47,18 @@ def _valid_namespace(name: str) -> bool:
 
 
 class Authenticator:
-    """Maps `Authorization: Bearer <key>` or `X-API-Key` to a `Principal`."""
+    """Maps `Authorization: Bearer <key>` or `X-API-Key` to a `Principal`. Keys are kept and
+    compared as SHA-256 digests, every one of them on every call, so the time taken tells
+    nothing about which key or how much of it matched."""
 
-    def __init__(self, settings: AuthSettings) -> None:
+    def __init__(self, settings: AuthSettings, stdio_key: SecretStr | None = None) -> None:
         self._keys = [
-            (entry.key.get_secret_value().encode(), Principal(entry.namespace, entry.role))
+            (_digest(entry.key.get_secret_value()), Principal(entry.namespace, entry.role))
             for entry in settings.api_keys
         ]
+        chosen = stdio_key.get_secret_value() if stdio_key else ""
+        first = settings.api_keys[0].key.get_secret_value() if settings.api_keys else ""
+        self._stdio_key = chosen or first
 
     @property
     def enabled(self) -> bool:
@@ -60,24 +67,34 @@ class Authenticator:
     def authenticate(self, headers: Mapping[str, str]) -> Principal:
         if not self._keys:
             return Principal(DEFAULT_NAMESPACE, "admin")
-        presented = _presented_key(headers)
+        presented = presented_key(headers)
         if presented is None:
             raise Unauthorized("Missing API key: send 'Authorization: Bearer <key>' or 'X-API-Key'")
-        candidate = presented.encode()
+        candidate = _digest(presented)
+        found: Principal | None = None
         for key, principal in self._keys:
             if hmac.compare_digest(key, candidate):
-                return principal
-        raise Unauthorized("Invalid API key")
+                found = principal
+        if found is None:
+            raise Unauthorized("Invalid API key")
+        return found
+
+    def stdio_principal(self) -> Principal:
+        """The caller of the in-process stdio transport (`mnemograph mcp --embedded`): the key
+        `MNEMO_MCP__API_KEY` names (else the first key), as the bridge sends it to the daemon."""
+        if not self._keys:
+            return Principal(DEFAULT_NAMESPACE, "admin")
+        return self.authenticate({"authorization": f"Bearer {self._stdio_key}"})
 
 
-def _presented_key(headers: Mapping[str, str]) -> str | None:
+def _digest(key: str) -> bytes:
+    return hashlib.sha256(key.encode()).digest()
+
+
+def presented_key(headers: Mapping[str, str]) -> str | None:
+    """The key a request carries (Bearer first, then X-API-Key), or None."""
     lowered = {name.lower(): value for name, value in headers.items()}
     authorization = lowered.get("authorization", "")
     if authorization.lower().startswith("bearer "):
         return authorization[7:].strip() or None
     return lowered.get("x-api-key") or None
-
-
-def local_principal() -> Principal:
-    """The caller of the stdio transport: the local user, admin of `default`."""
-    return Principal(DEFAULT_NAMESPACE, "admin")

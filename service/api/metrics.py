@@ -1,4 +1,5 @@
-"""Prometheus metrics of the service: requests, latencies and backend readiness."""
+"""Prometheus metrics of the service: requests and latencies per route and per tool, failures
+by error type, and backend readiness."""
 
 from __future__ import annotations
 
@@ -16,6 +17,17 @@ REQUEST_LATENCY = Histogram(
     "HTTP request latency by route",
     ["method", "route"],
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+)
+TOOL_LATENCY = Histogram(
+    "mnemograph_tool_seconds",
+    "MCP tool call latency by tool",
+    ["tool"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+)
+ERRORS = Counter(
+    "mnemograph_errors_total",
+    "Failures answered with the error envelope, by surface (http, mcp) and error type",
+    ["surface", "error_type"],
 )
 BACKEND_READY = Gauge(
     "mnemograph_backend_ready", "1 when the backend answered /readyz", ["backend"]

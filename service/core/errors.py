@@ -51,6 +51,17 @@ class Forbidden(MnemographError):
     http_status = 403
 
 
+class RateLimited(MnemographError):
+    """The caller sent more requests than its key may; `retry_after_s` says when to retry."""
+
+    error_type = "rate_limited"
+    http_status = 429
+
+    def __init__(self, retry_after_s: int) -> None:
+        super().__init__(f"Too many requests for this key; retry after {retry_after_s} s")
+        self.retry_after_s = retry_after_s
+
+
 class MemoryDisabled(MnemographError):
     error_type = "memory_disabled"
     http_status = 503
@@ -66,6 +77,15 @@ class BackendUnavailable(MnemographError):
         suffix = f": {detail}" if detail else ""
         super().__init__(f"{backend} is unavailable{suffix}")
         self.backend = backend
+
+
+class RequestTimeout(BackendUnavailable):
+    """A request that found no answer within `limits.request_timeout_s`."""
+
+    def __init__(self, timeout_s: float) -> None:
+        super().__init__(
+            "the service", f"no answer within {timeout_s:g} s (limits.request_timeout_s)"
+        )
 
 
 class InternalError(MnemographError):

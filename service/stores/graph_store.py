@@ -22,6 +22,7 @@ from neo4j import (
     Query,
     Record,
     RoutingControl,
+    unit_of_work,
 )
 from neo4j import exceptions as neo4j_errors
 from neo4j import time as neo4j_time
@@ -39,10 +40,11 @@ Row = dict[str, Any]
 class CypherLibrary:
     """Every statement of `cypher/*.cypher` by file name; loaded once, a missing name fails fast."""
 
-    def __init__(self, root: Path = CYPHER_ROOT) -> None:
+    def __init__(self, root: Path = CYPHER_ROOT, timeout_s: float | None = None) -> None:
         if not root.is_dir():
             raise FileNotFoundError(f"Cypher folder not found: {root}")
         self.root = root
+        self.timeout_s = timeout_s
         self._queries: dict[str, LiteralString] = {
             path.stem: _literal(path.read_text()) for path in root.glob("*.cypher")
         }
@@ -54,8 +56,9 @@ class CypherLibrary:
             raise KeyError(f"no Cypher statement named {name!r} in {self.root}") from None
 
     def query(self, name: str) -> Query:
-        """The statement tagged with its name (visible in Neo4j's query log)."""
-        return Query(self.text(name), metadata={"query": name})
+        """The statement tagged with its name (visible in Neo4j's query log), with the server-side
+        time limit of its transaction."""
+        return Query(self.text(name), metadata={"query": name}, timeout=self.timeout_s)
 
     def migrations(self) -> list[tuple[str, list[LiteralString]]]:
         """Schema files in order, each split into its statements."""
@@ -107,6 +110,7 @@ class GraphStore:
             max_connection_pool_size=50,
             connection_acquisition_timeout=10.0,
             connection_timeout=5.0,
+            max_transaction_retry_time=settings.retry_time_s,
             notifications_min_severity="OFF",
         )
 
@@ -150,6 +154,7 @@ class GraphStore:
     async def transaction(self, work: Callable[[Tx], Awaitable[T]]) -> T:
         """Run `work` in one managed write transaction (retried by the driver if transient)."""
 
+        @unit_of_work(timeout=self._library.timeout_s)
         async def unit(tx: AsyncManagedTransaction) -> T:
             return await work(Tx(tx, self._library))
 
@@ -197,9 +202,12 @@ class GraphStore:
 
     async def index_states(self) -> dict[str, str]:
         """Name → state (ONLINE, POPULATING, FAILED) of every index."""
-        async with self._session() as session:
-            result = await session.run("SHOW INDEXES YIELD name, state RETURN name, state")
-            return {record["name"]: record["state"] async for record in result}
+        try:
+            async with self._session() as session:
+                result = await session.run("SHOW INDEXES YIELD name, state RETURN name, state")
+                return {record["name"]: record["state"] async for record in result}
+        except Exception as exc:
+            _reraise(exc)
 
 
 def _reraise(exc: Exception) -> NoReturn:

@@ -114,7 +114,7 @@ def fake_runtime(settings: Settings) -> FakeRuntime:
         memories,
         FakeRetrieval(memories),
         FakeImporter(memories),
-        Authenticator(settings.auth),
+        Authenticator(settings.auth, settings.mcp.api_key),
     )
 
 
@@ -138,7 +138,7 @@ class HttpClientContext:
 
     async def __aenter__(self) -> httpx.AsyncClient:
         transport = httpx.ASGITransport(app=self.app)
-        self.client = httpx.AsyncClient(transport=transport, base_url="http://test")
+        self.client = httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1")
         return self.client
 
     async def __aexit__(self, *_: object) -> None:

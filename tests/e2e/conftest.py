@@ -7,7 +7,10 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+import uuid
+from collections.abc import AsyncIterator, Generator, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, cast
 
@@ -15,12 +18,17 @@ import httpx
 import pytest
 import pytest_asyncio
 from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from service.api.tools import TOOLS
 from service.config import Settings
+from service.stores.graph_store import CYPHER_ROOT, CypherLibrary, GraphStore
 from service.stores.neo4j_local import free_port
 
 REPO = Path(__file__).resolve().parents[2]
+# `make soak` sets MNEMO_TEST_PROFILE=soak: the long profiles of the fuzz and abuse suites.
+SOAK = os.environ.get("MNEMO_TEST_PROFILE") == "soak"
 
 
 def service_env(
@@ -39,16 +47,15 @@ def service_env(
     return env
 
 
-@pytest.fixture(scope="session")
-def server_url(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """`mnemograph serve` on a free port with its own embedded Qdrant, until the session ends."""
+@contextmanager
+def serving(settings: Settings, data_dir: Path, **extra: str) -> Generator[str]:
+    """`mnemograph serve` on a free port with its own embedded Qdrant, until the block ends."""
     port = free_port()
-    data_dir = tmp_path_factory.mktemp("serve-data")
     log = (data_dir / "serve.log").open("wb")
     process = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "serve"],
         cwd=REPO,
-        env=service_env(settings, data_dir, port),
+        env=service_env(settings, data_dir, port, **extra),
         stdout=log,
         stderr=log,
     )
@@ -66,10 +73,61 @@ def server_url(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> 
     else:
         process.kill()
         raise RuntimeError("mnemograph serve did not become ready")
-    yield url
-    process.terminate()
-    process.wait(timeout=30)
-    log.close()
+    try:
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def server_url(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server without keys (auth off) for the whole session."""
+    with serving(settings, tmp_path_factory.mktemp("serve-data")) as url:
+        yield url
+
+
+ROLES = ("reader", "writer", "admin")
+
+
+@dataclass(frozen=True)
+class Tenants:
+    """A server with keys: two namespaces, a key for each role in each."""
+
+    url: str
+    namespaces: tuple[str, str]
+    keys: dict[tuple[str, str], str]
+    scratch: str  # an admin key of a third namespace, for suites that write anywhere
+
+    def headers(self, namespace: str, role: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.keys[namespace, role]}"}
+
+    def scratch_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.scratch}"}
+
+
+@pytest.fixture(scope="session")
+def tenants(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tenants]:
+    """`mnemograph serve` with seven keys: reader, writer and admin of two fresh namespaces, and
+    an admin of a third for the suites that write anywhere (fuzzing, injection)."""
+    suffix = uuid.uuid4().hex[:8]
+    namespaces = (f"iso-a-{suffix}", f"iso-b-{suffix}")
+    keys = {(ns, role): f"{role}-{uuid.uuid4().hex}" for ns in namespaces for role in ROLES}
+    scratch = f"admin-{uuid.uuid4().hex}"
+    entries = ",".join(f"{key}:{ns}:{role}" for (ns, role), key in keys.items())
+    entries += f",{scratch}:scratch-{suffix}:admin"
+    data_dir = tmp_path_factory.mktemp("keyed-serve")
+    with serving(settings, data_dir, MNEMO_AUTH__API_KEYS=entries) as url:
+        yield Tenants(url, namespaces, keys, scratch)
+
+
+@pytest_asyncio.fixture
+async def census_store(settings: Settings) -> AsyncIterator[GraphStore]:
+    """The Neo4j Browser queries of `cypher/browser/` (the isolation census among them)."""
+    store = GraphStore(settings.neo4j, settings.neo4j.uri, CypherLibrary(CYPHER_ROOT / "browser"))
+    yield store
+    await store.close()
 
 
 class Api(Protocol):
@@ -127,12 +185,20 @@ class McpApi:
 
     transport = "mcp"
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, headers: dict[str, str] | None = None) -> None:
         self.url = url
+        self.headers = headers
 
     async def call(self, tool: str, **arguments: Any) -> dict[str, Any]:
-        async with Client(self.url) as client:
-            result = await client.call_tool(tool, arguments)
+        if self.headers is None:
+            async with Client(self.url) as client:
+                result = await client.call_tool(tool, arguments)
+        else:
+            async with (
+                create_mcp_http_client(headers=self.headers) as http,
+                Client(streamable_http_client(self.url, http_client=http)) as client,
+            ):
+                result = await client.call_tool(tool, arguments)
         payload = result.structured_content
         assert payload is not None
         assert json.loads(result.content[0].text) == payload  # type: ignore[union-attr]

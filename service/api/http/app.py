@@ -3,7 +3,6 @@ MCP streamable HTTP endpoint at `/mcp`, with one handler that maps errors to the
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
@@ -11,34 +10,51 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse, Response
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from service.api.auth import Authenticator
 from service.api.http import backup, batch, lifecycle, links, memories, ops, search
+from service.api.http.guards import (
+    BodyLimit,
+    Deadline,
+    HostGuard,
+    McpAuthGuard,
+    RateGuard,
+    RequestId,
+    transport_patterns,
+)
+from service.api.http.openapi import install_openapi
 from service.api.mcp.server import build_mcp_server
-from service.api.metrics import REQUEST_LATENCY, REQUESTS
-from service.api.tools import IMPORT_PATH, list_fields_for_path
+from service.api.metrics import ERRORS, REQUEST_LATENCY, REQUESTS
+from service.api.ratelimit import RateLimiter
+from service.api.tools import EXPORT_PATH, IMPORT_PATH, list_fields_for_path
 from service.app import RuntimeRef, open_runtime
-from service.config import LimitsSettings, Settings
+from service.config import Settings
 from service.core.errors import (
-    InternalError,
+    InvalidParameter,
     MnemographError,
-    PayloadTooLarge,
+    NotFound,
     error_envelope,
     invalid_from_validation,
 )
-
-log = logging.getLogger(__name__)
 
 
 def create_app(settings: Settings) -> FastAPI:
     """The ASGI app: opens the runtime in its lifespan and serves HTTP + MCP."""
     ref = RuntimeRef()
     mcp = build_mcp_server(ref, settings.mcp.tool_prefix, settings.search.enabled)
+    hosts, origins = transport_patterns(settings.http)
     mcp_app = mcp.streamable_http_app(
         streamable_http_path="/mcp",
         stateless_http=True,
         host=settings.http.host,
         max_request_body_size=settings.limits.max_request_bytes,
+        transport_security=TransportSecuritySettings(
+            enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+        ),
     )
 
     @asynccontextmanager
@@ -55,10 +71,11 @@ def create_app(settings: Settings) -> FastAPI:
         version="0.1.0",
         description="Graph-backed memory for AI agents: the HTTP twin of the MCP tools.",
         lifespan=lifespan,
+        redirect_slashes=False,  # a key or id ending in "/" is a 404, not a redirect elsewhere
     )
     app.state.runtime_ref = ref
     add_error_handlers(app)
-    add_middleware(app, settings.limits)
+    add_middleware(app, settings)
     for router in (
         ops.router,
         memories.router,
@@ -71,12 +88,13 @@ def create_app(settings: Settings) -> FastAPI:
         app.include_router(router)
     if settings.search.enabled:
         app.include_router(search.search_router)
-    app.mount("/", mcp_app)
+    install_openapi(app)
+    app.router.routes.extend(mcp_app.routes)  # `/mcp` itself: any other path is a 404 envelope
     return app
 
 
 def add_error_handlers(app: FastAPI) -> None:
-    """Every failure as the §2 envelope with its HTTP status."""
+    """Every failure as the §2 envelope with its HTTP status (bugs: see `RequestId`)."""
 
     @app.exception_handler(MnemographError)
     async def _mnemograph_error(request: Request, exc: MnemographError) -> JSONResponse:
@@ -86,26 +104,37 @@ def add_error_handlers(app: FastAPI) -> None:
     async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         return error_response(request, invalid_from_validation(exc.errors()))
 
-    @app.exception_handler(Exception)
-    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-        error = InternalError()
-        log.exception("request %s failed (request id %s)", request.url.path, error.request_id)
-        return error_response(request, error)
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return error_response(request, http_error(exc, request))
 
 
-def add_middleware(app: FastAPI, limits: LimitsSettings) -> None:
-    """Body size limit (before the body is read; imports have their own) and request metrics."""
-
-    @app.middleware("http")
-    async def _limit_body(request: Request, call_next: Any) -> Response:
-        declared = request.headers.get("content-length", "")
-        limit = (
-            limits.max_import_bytes if request.url.path == IMPORT_PATH else limits.max_request_bytes
+def add_middleware(app: FastAPI, settings: Settings) -> None:
+    """Request metrics, then the guards (outermost last): request id, Host/Origin, CORS when
+    configured, rate limit, the key on /mcp, body limit, deadline."""
+    limits = settings.limits
+    hosts, origins = transport_patterns(settings.http)
+    # Backup and restore stream for as long as the namespace takes; an import's body goes to
+    # its route as it arrives, bounded there (limits.max_import_bytes), never buffered here.
+    app.add_middleware(
+        Deadline, timeout_s=limits.request_timeout_s, exempt=(EXPORT_PATH, IMPORT_PATH)
+    )
+    app.add_middleware(
+        BodyLimit,
+        max_bytes=limits.max_request_bytes,
+        streamed={IMPORT_PATH: limits.max_import_bytes},
+    )
+    app.add_middleware(McpAuthGuard, authenticator=Authenticator(settings.auth))
+    app.add_middleware(RateGuard, limiter=RateLimiter(limits.rate_per_s, limits.rate_burst))
+    if settings.http.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.http.cors_origins,
+            allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
+            allow_headers=["authorization", "x-api-key", "content-type", "mcp-protocol-version"],
         )
-        if declared.isdigit() and int(declared) > limit:
-            error = PayloadTooLarge(f"Request body is {declared} bytes; the limit is {limit}")
-            return error_response(request, error)
-        return await call_next(request)
+    app.add_middleware(HostGuard, hosts=hosts, origins=origins)
+    app.add_middleware(RequestId)
 
     @app.middleware("http")
     async def _measure(request: Request, call_next: Any) -> Response:
@@ -118,6 +147,21 @@ def add_middleware(app: FastAPI, limits: LimitsSettings) -> None:
         return response
 
 
+def http_error(exc: StarletteHTTPException, request: Request) -> MnemographError:
+    """Starlette's own refusals (no such route, a method the route lacks, a body that is not
+    JSON) as our errors."""
+    if exc.status_code == 404:
+        return NotFound(f"No route {request.method} {request.url.path}")
+    if exc.status_code == 405:
+        return MethodNotAllowed(f"Method {request.method} is not allowed on {request.url.path}")
+    return InvalidParameter(f"Invalid request: {exc.detail}")
+
+
+class MethodNotAllowed(InvalidParameter):
+    http_status = 405
+
+
 def error_response(request: Request, error: MnemographError) -> JSONResponse:
+    ERRORS.labels("http", error.error_type).inc()
     lists = list_fields_for_path(request.url.path)
     return JSONResponse(error_envelope(error, lists), status_code=error.http_status)

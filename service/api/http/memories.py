@@ -13,7 +13,7 @@ from service.api.http.deps import (
     RuntimeDep,
     SortLinksQuery,
 )
-from service.api.params import NamespaceParam
+from service.api.params import NamespaceParam, check_refs
 from service.api.tools import TOOLS
 from service.core.errors import InvalidParameter, NotFound
 from service.core.models import SaveInput, UpdateInput
@@ -69,6 +69,7 @@ async def get_memories(body: GetBody, rt: RuntimeDep, who: PrincipalDep) -> JSON
     keys = [*body.keys, *([body.key] if body.key else [])]
     if not body.ids and not keys:
         raise InvalidParameter("memory_get needs 'ids', 'keys' or 'key'")
+    check_refs(rt.settings.limits, body.ids, keys)
     return JSONResponse(
         await rt.memories.get(who.namespace_for(body.namespace), ids=body.ids, keys=keys, sort=sort)
     )

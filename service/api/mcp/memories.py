@@ -10,7 +10,7 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from service.api.mcp.session import ToolSession, tool, tool_result
-from service.api.params import NamespaceParam
+from service.api.params import NamespaceParam, check_refs
 from service.api.tools import TOOLS
 from service.core.errors import InvalidParameter
 from service.core.models import (
@@ -95,6 +95,7 @@ def _get(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
         wanted_keys = [*(keys or []), *([key] if key else [])]
         if not ids and not wanted_keys:
             raise InvalidParameter("memory_get needs 'ids', 'keys' or 'key'")
+        check_refs(runtime.settings.limits, ids or [], wanted_keys)
         result = await runtime.memories.get(
             who.namespace_for(namespace), ids=ids or [], keys=wanted_keys, sort=sort
         )
@@ -130,6 +131,7 @@ def _delete(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
         runtime, who = session.open(ctx, "writer")
         if not ids and not keys:
             raise InvalidParameter("memory_delete needs 'ids' or 'keys'")
+        check_refs(runtime.settings.limits, ids or [], keys or [])
         result = await runtime.memories.delete(
             who.namespace_for(namespace), ids=ids or [], keys=keys or []
         )

@@ -3,7 +3,9 @@ tool's failure (argument validation included) becomes `isError` with the §2 env
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from typing import Any
 
 from mcp.server import MCPServer
@@ -14,14 +16,17 @@ from pydantic import ValidationError
 
 from service.api.mcp import lifecycle, memories, retrieve, search
 from service.api.mcp.session import ToolSession, tool_result
+from service.api.metrics import ERRORS, TOOL_LATENCY
 from service.api.tools import TOOLS
 from service.app import RuntimeRef
 from service.core.errors import (
     InternalError,
     MnemographError,
+    RequestTimeout,
     error_envelope,
     invalid_from_validation,
 )
+from service.logs import REQUEST_ID
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +39,7 @@ INSTRUCTIONS = (
 
 
 def error_result(error: MnemographError, tool: str) -> CallToolResult:
+    ERRORS.labels("mcp", error.error_type).inc()
     spec = TOOLS.get(tool)
     return tool_result(error_envelope(error, spec.list_fields if spec else ()), is_error=True)
 
@@ -41,12 +47,29 @@ def error_result(error: MnemographError, tool: str) -> CallToolResult:
 class EnvelopeMCPServer(MCPServer[Any]):
     """An MCPServer whose tool failures carry the §2 envelope."""
 
-    def __init__(self, prefix: str, **kwargs: Any) -> None:
+    def __init__(self, prefix: str, ref: RuntimeRef, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._prefix = prefix
+        self._ref = ref
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        """The tool's answer within `limits.request_timeout_s`, failures as the envelope."""
+        timeout_s = self._ref.get().settings.limits.request_timeout_s
+        tool = name.removeprefix(self._prefix)
+        started = time.perf_counter()
+        try:
+            async with asyncio.timeout(timeout_s):
+                return await self._call(name, arguments, context)
+        except TimeoutError:
+            return error_result(RequestTimeout(timeout_s), tool)
+        finally:
+            if tool in TOOLS:
+                TOOL_LATENCY.labels(tool).observe(time.perf_counter() - started)
+
+    async def _call(
+        self, name: str, arguments: dict[str, Any], context: Context[Any] | None
     ) -> CallToolResult | InputRequiredResult:
         try:
             return await super().call_tool(name, arguments, context)
@@ -60,7 +83,7 @@ class EnvelopeMCPServer(MCPServer[Any]):
             if cause is None and str(exc).startswith("Unknown tool"):
                 raise
             log.exception("tool %s failed", name, exc_info=cause or exc)
-            return error_result(InternalError(), tool)
+            return error_result(InternalError(REQUEST_ID.get()), tool)
 
 
 def build_mcp_server(
@@ -69,7 +92,7 @@ def build_mcp_server(
     """The MCP server with every memory tool, named with `prefix`; the two search tools only
     when `search.enabled`."""
     server = EnvelopeMCPServer(
-        prefix, name="mnemograph", instructions=INSTRUCTIONS, warn_on_duplicate_tools=False
+        prefix, ref, name="mnemograph", instructions=INSTRUCTIONS, warn_on_duplicate_tools=False
     )
     session = ToolSession(ref)
     memories.register(server, session, prefix)

@@ -11,7 +11,7 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
 
-from service.api.auth import Principal, local_principal
+from service.api.auth import Principal
 from service.api.tools import ToolSpec
 from service.app import Runtime, RuntimeRef
 from service.config import Role
@@ -45,7 +45,7 @@ def _principal(runtime: Runtime, ctx: Context[Any]) -> Principal:
     request = ctx.request_context.request
     headers = getattr(request, "headers", None)
     if headers is None:
-        return local_principal()
+        return runtime.authenticator.stdio_principal()
     return runtime.authenticator.authenticate(headers)
 
 

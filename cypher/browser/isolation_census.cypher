@@ -1,0 +1,16 @@
+// Isolation check: nodes and relationships outside namespace $namespace (all of them when it is
+// ''), and relationships that join memories of two namespaces (always 0).
+CALL () {
+  MATCH (n) WHERE coalesce(n.namespace, '') <> $namespace
+  RETURN count(n) AS nodes
+}
+CALL () {
+  MATCH (a)-[r]->(b)
+  WHERE coalesce(a.namespace, '') <> $namespace OR coalesce(b.namespace, '') <> $namespace
+  RETURN count(r) AS relationships
+}
+CALL () {
+  MATCH (a:Memory)-[r]->(b:Memory) WHERE a.namespace <> b.namespace
+  RETURN count(r) AS cross_namespace_links
+}
+RETURN nodes, relationships, cross_namespace_links
