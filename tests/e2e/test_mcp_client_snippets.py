@@ -120,12 +120,12 @@ async def test_snippet_starts_and_lists_every_tool(
     assert stats.is_error is False
 
 
-async def test_a_keyed_server_refuses_the_snippet_without_its_key(
-    keyed_daemon: Daemon, tmp_path: Path
-) -> None:
+async def test_a_keyed_server_refuses_the_snippet_without_its_key(keyed_daemon: Daemon) -> None:
     (_, plain) = SNIPPETS[2]  # Claude Code over HTTP, no header
-    async with Client(connection(plain, keyed_daemon, tmp_path)) as client:
-        stats = await client.call_tool("memory_stats", {})
-    assert stats.is_error is True
-    assert stats.structured_content is not None
-    assert stats.structured_content["error_type"] == "unauthorized"
+    assert "headers" not in plain
+    initialize: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+    headers = {"accept": "application/json, text/event-stream"}
+    async with httpx2.AsyncClient(timeout=30) as http:
+        refused = await http.post(f"{keyed_daemon.url}/mcp", json=initialize, headers=headers)
+    assert refused.status_code == 401  # before any MCP message is read
+    assert refused.json()["error_type"] == "unauthorized"
