@@ -1,6 +1,6 @@
 // Full memories by id with their outgoing links in creation order, each link as
 // [target id, target key, type, term, weight, target score, target summary, created ms], and
-// the ids of the memories it supersedes (oldest supersession first).
+// the memories it supersedes as [superseded_at ms, id].
 UNWIND $ids AS id
 MATCH (m:Memory {id: id})
 WHERE m.namespace = $namespace
@@ -11,11 +11,8 @@ CALL (m) {
     [t.id, t.key, r.type, r.term, r.weight, t.score, t.summary, r.created_at.epochMillis]
   END) AS links
 }
-CALL (m) {
-  OPTIONAL MATCH (m)-[:SUPERSEDES]->(old:Memory)
-  WITH old ORDER BY old.superseded_at, old.id
-  RETURN collect(old.id) AS supersedes
-}
 RETURN m {.id, .key, .namespace, .type, .title, .summary, .content, .tags, .score,
           .metadata_json, .session_id, .created_at, .updated_at, .accessed_at,
-          .access_count, .superseded_by, .superseded_at, supersedes: supersedes} AS memory, links
+          .access_count, .superseded_by, .superseded_at,
+          supersedes: [(m)-[:SUPERSEDES]->(old:Memory) | [old.superseded_at.epochMillis, old.id]]}
+       AS memory, links

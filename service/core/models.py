@@ -287,6 +287,6 @@ def memory_view(memory: dict[str, Any], links: list[dict[str, Any]]) -> MemoryVi
         "access_count": memory.get("access_count") or 0,
         "superseded_by": memory.get("superseded_by"),
         "superseded_at": iso_ms(memory.get("superseded_at")),
-        "supersedes": list(memory.get("supersedes") or []),
+        "supersedes": [old_id for _, old_id in sorted(memory.get("supersedes") or [])],
         "links": [link_view(link) for link in links],
     }

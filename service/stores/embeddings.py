@@ -158,7 +158,7 @@ class SharedEmbedder:
         inner: Embedder,
         quiet_s: float = 0.1,
         max_wait_s: float = 1.0,
-        chunk: int = 16,
+        chunk: int = 4,
     ) -> None:
         self.inner = inner
         self.model = inner.model
