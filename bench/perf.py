@@ -96,7 +96,7 @@ async def wait_context(neo4j_uri: str, timeout_s: float) -> float:
     graph = GraphStore(settings.neo4j, neo4j_uri, CypherLibrary())
     started = time.perf_counter()
     try:
-        while (await graph.read("context_backlog"))[0]["backlog"]:
+        while (await graph.read("context_backlog", namespace=None))[0]["backlog"]:
             if time.perf_counter() - started > timeout_s:
                 raise RuntimeError("the context backlog did not drain in time")
             await asyncio.sleep(1)

@@ -98,8 +98,9 @@ class ContextIndex:
             total += refreshed
         return total
 
-    async def backlog(self) -> int:
-        rows = await self.graph.read("context_backlog")
+    async def backlog(self, namespace: str | None = None) -> int:
+        """Memories waiting for their context (of one namespace, or all)."""
+        rows = await self.graph.read("context_backlog", namespace=namespace)
         return int(rows[0]["backlog"])
 
     async def run_forever(self) -> None:

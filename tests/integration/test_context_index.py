@@ -39,7 +39,7 @@ async def test_a_reply_is_found_by_the_words_of_the_turn_it_answers(
 ) -> None:
     await save_dialogue(memories, namespace)
     await context_index.refresh_all()  # (a service on the same Neo4j may have done it already)
-    assert await context_index.backlog() == 0
+    assert await context_index.backlog(namespace) == 0
     scores = await context_scores(retrieval, namespace, "Biscuit veterinarian")
     assert "keyword" not in scores["answer"]
     assert scores["answer"]["keyword_context"] > 0
