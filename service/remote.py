@@ -69,9 +69,8 @@ class Remote:
         body: Any = None,
     ) -> dict[str, Any]:
         """One JSON request; the decoded success payload, or `ServiceError`."""
-        query = {k: v for k, v in (params or {}).items() if v is not None}
         try:
-            response = self._client.request(method, path, params=query, json=body)
+            response = self._client.request(method, path, params=_query(params), json=body)
         except httpx.HTTPError as exc:
             raise ServiceError("unreachable", f"cannot reach {self.url}: {exc}") from exc
         return _payload(response)
@@ -80,11 +79,10 @@ class Remote:
         self, path: str, chunks: Iterator[bytes], params: Mapping[str, Any] | None = None
     ) -> dict[str, Any]:
         """A streamed request body (JSON Lines), answered with JSON."""
-        query = {k: v for k, v in (params or {}).items() if v is not None}
         headers = {"content-type": "application/x-ndjson"}
         try:
             response = self._client.post(
-                path, params=query, content=chunks, headers=headers, timeout=None
+                path, params=_query(params), content=chunks, headers=headers, timeout=None
             )
         except httpx.HTTPError as exc:
             raise ServiceError("unreachable", f"cannot reach {self.url}: {exc}") from exc
@@ -92,9 +90,8 @@ class Remote:
 
     def download(self, path: str, params: Mapping[str, Any] | None = None) -> Iterator[bytes]:
         """A streamed response body, line by line (each with its newline)."""
-        query = {k: v for k, v in (params or {}).items() if v is not None}
         try:
-            with self._client.stream("GET", path, params=query, timeout=None) as response:
+            with self._client.stream("GET", path, params=_query(params), timeout=None) as response:
                 if response.status_code != 200:
                     response.read()
                     _payload(response)
@@ -102,6 +99,11 @@ class Remote:
                     yield (line + "\n").encode("utf-8")
         except httpx.HTTPError as exc:
             raise ServiceError("unreachable", f"cannot reach {self.url}: {exc}") from exc
+
+
+def _query(params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Query parameters without the unset ones."""
+    return {k: v for k, v in (params or {}).items() if v is not None}
 
 
 def _payload(response: httpx.Response) -> dict[str, Any]:
