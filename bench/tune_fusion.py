@@ -92,14 +92,15 @@ class CachedChannels(Channels):
 
 
 class MemoGraph(GraphStore):
-    """The graph store with the walk's lookups remembered (they do not depend on the fusion)."""
+    """The graph store with the walk's and the lexical channels' lookups remembered (they do not
+    depend on the fusion)."""
 
     def __init__(self, inner: GraphStore) -> None:  # the inner store owns the driver
         self._inner = inner
         self._memo: dict[str, list[Row]] = {}
 
     async def read(self, query: str, /, **params: Any) -> list[Row]:
-        if query not in ("graph_neighbors", "graph_walk"):
+        if query not in ("graph_neighbors", "graph_walk", "search_lexical"):
             return await self._inner.read(query, **params)
         key = f"{query}:{sorted(params.items())!r}"
         if key not in self._memo:

@@ -4,7 +4,7 @@ weighted breadth-first walk over LINK edges. Filters are applied inside every ch
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,12 +13,14 @@ from service.core.fusion import keyword_score
 from service.core.query_cache import QueryVectorCache
 from service.core.search_inputs import MemoryFilters, epoch_ms_or_none
 from service.stores.embeddings import Embedder
-from service.stores.graph_store import GraphStore
+from service.stores.graph_store import GraphStore, Row
 from service.stores.vector_store import VectorFilter, VectorStore
 
 MAX_LUCENE_FETCH = 100_000
 QUERY_CACHE_SIZE = 256
 _TOKEN = re.compile(r"[^\s,;]+")
+# The fulltext channels of retrieve_context and their statements when looked up alone.
+LEXICAL_INDEXES = {"keyword": "search_fulltext", "keyword_context": "search_context_fulltext"}
 
 Hit = tuple[str, float, int | None]  # memory id, channel score, created_at (epoch ms)
 
@@ -69,7 +71,7 @@ class Channels:
         """
         if lucene is None:
             return 0, []
-        fetch = max(4 * (skip + limit), 200)
+        fetch = lucene_fetch(skip + limit)
         while True:
             rows = await self.graph.read(
                 index_query,
@@ -85,7 +87,7 @@ class Channels:
             if exhausted or row["matched"] >= skip + limit or fetch >= MAX_LUCENE_FETCH:
                 break
             fetch *= 8
-        hits = [(hit["id"], float(hit["score"]), hit["created_ms"]) for hit in row["hits"]]
+        hits = _bm25_hits(row)
         if exhausted or not count:
             return row["matched"], hits
         totals = await self.graph.read(
@@ -125,20 +127,51 @@ class Channels:
 
     async def kv(self, namespace: str, query: str, flt: MemoryFilters, fetch: int) -> list[Hit]:
         """Keys equal to the query (1.0) or starting with it (0.9); query tokens equal to a key."""
-        tokens = list(dict.fromkeys(_TOKEN.findall(query)))[:64]
         rows = await self.graph.read(
             "search_kv",
             namespace=namespace,
             query=query.strip(),
-            tokens=tokens,
+            tokens=kv_tokens(query),
             limit=fetch,
             **flt.cypher(),
         )
-        best: dict[str, Hit] = {}
-        for row in rows:
-            if row["id"] not in best or row["score"] > best[row["id"]][1]:
-                best[row["id"]] = (row["id"], float(row["score"]), row["created_ms"])
-        return sorted(best.values(), key=lambda hit: (-hit[1], hit[0]))
+        return _kv_hits(rows)
+
+    async def lexical(
+        self, namespace: str, query: str, lucene: str | None, flt: MemoryFilters, fetch: int,
+        wanted: Collection[str],
+    ) -> dict[str, list[Hit]]:  # fmt: skip
+        """The `wanted` ones of keyword, keyword_context and kv in one round trip. A fulltext
+        channel whose hits the filters thinned below `fetch` is looked up again on its own, with
+        a growing Lucene fetch."""
+        fulltext = lucene is not None
+        rows = await self.graph.read(
+            "search_lexical",
+            lucene=lucene or "",
+            query=query.strip(),
+            tokens=kv_tokens(query),
+            namespace=namespace,
+            fetch=lucene_fetch(fetch),
+            limit=fetch,
+            keyword=fulltext and "keyword" in wanted,
+            keyword_context=fulltext and "keyword_context" in wanted,
+            kv="kv" in wanted,
+            **flt.cypher(),
+        )
+        row = rows[0]
+        found: dict[str, list[Hit]] = {}
+        k = self.settings.search.bm25_saturation
+        for name, index_query in LEXICAL_INDEXES.items():
+            if name not in wanted:
+                continue
+            part: Row = row[name]
+            if part["fetched"] == lucene_fetch(fetch) and part["matched"] < fetch:
+                found[name] = await self.keyword(namespace, lucene, flt, fetch, index_query)
+            else:
+                found[name] = [(i, keyword_score(s, k), ms) for i, s, ms in _bm25_hits(part)]
+        if "kv" in wanted:
+            found["kv"] = _kv_hits(row["kv"])
+        return found
 
     async def walk(
         self, namespace: str, seeds: Mapping[str, float], max_hops: int
@@ -213,6 +246,29 @@ def _step(
         reached[memory_id] = Reached(hop, [*parent.path, key], value, brief)
         frontier.append(memory_id)
     return frontier
+
+
+def lucene_fetch(wanted: int) -> int:
+    """Lucene hits fetched first for `wanted` kept ones: other namespaces and filters thin them."""
+    return max(4 * wanted, 200)
+
+
+def kv_tokens(query: str) -> list[str]:
+    """The query's distinct tokens (at most 64), each compared with the keys."""
+    return list(dict.fromkeys(_TOKEN.findall(query)))[:64]
+
+
+def _bm25_hits(row: Mapping[str, Any]) -> list[Hit]:
+    return [(hit["id"], float(hit["score"]), hit["created_ms"]) for hit in row["hits"]]
+
+
+def _kv_hits(rows: Sequence[Mapping[str, Any]]) -> list[Hit]:
+    """One hit per memory (its best score), best first, then id."""
+    best: dict[str, Hit] = {}
+    for row in rows:
+        if row["id"] not in best or row["score"] > best[row["id"]][1]:
+            best[row["id"]] = (row["id"], float(row["score"]), row["created_ms"])
+    return sorted(best.values(), key=lambda hit: (-hit[1], hit[0]))
 
 
 def vector_filter(flt: MemoryFilters, namespace: str) -> VectorFilter:

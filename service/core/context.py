@@ -28,11 +28,13 @@ from service.core.memories import MemoryService
 from service.core.results import ContextItem, ContextResult, MemoryView
 from service.core.search_inputs import MemoryFilters, RetrieveInput, parse_sort_by
 from service.core.sorting import parse_sort_links
+from service.stores.vector_store import VectorStore
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 CONTEXT_CHANNELS = ("vector_context", "keyword_context")
+LEXICAL_CHANNELS = ("keyword", "keyword_context", "kv")
 CHANNELS_OF_MODE: dict[str, tuple[str, ...]] = {
     "hybrid": ("vector", "keyword", "kv", *CONTEXT_CHANNELS),
     "vector": ("vector",),
@@ -40,7 +42,6 @@ CHANNELS_OF_MODE: dict[str, tuple[str, ...]] = {
     "kv": ("kv",),
     "graph": ("keyword", "kv"),
 }
-Runner = Callable[[], Awaitable[list[Hit]]]
 
 
 class ContextRetriever:
@@ -96,29 +97,58 @@ class ContextRetriever:
     async def _run_channels(
         self, namespace: str, query: str, flt: MemoryFilters, mode: str, warnings: list[str]
     ) -> dict[str, list[Hit]]:
-        """The mode's channels concurrently; a failing backend is skipped with a warning."""
+        """The mode's channels concurrently (the lexical ones in one Neo4j round trip); a failing
+        backend is skipped with a warning."""
         fetch = self.settings.search.fusion.fetch
         lucene = free_text_query(query, drop_question_words=True)
         context = self.channels.context_vectors
-        runners: dict[str, Runner] = {
-            "vector": lambda: self.channels.vector(namespace, query, flt, fetch),
-            "keyword": lambda: self.channels.keyword(namespace, lucene, flt, fetch),
-            "kv": lambda: self.channels.kv(namespace, query, flt, fetch),
-            "vector_context": lambda: self.channels.vector(namespace, query, flt, fetch, context),
-            "keyword_context": lambda: self.channels.keyword(
-                namespace, lucene, flt, fetch, "search_context_fulltext"
-            ),
-        }
         wanted = [
             name
             for name in CHANNELS_OF_MODE[mode]
             if self.weights.of(name) > 0 and (context is not None or name not in CONTEXT_CHANNELS)
         ]
+        vectors: dict[str, VectorStore | None] = {"vector": None, "vector_context": context}
+        lexical = [name for name in wanted if name in LEXICAL_CHANNELS]
         async with asyncio.TaskGroup() as group:
             tasks = {
-                name: group.create_task(guarded(name, runners[name], warnings)) for name in wanted
+                name: group.create_task(
+                    guarded(
+                        name,
+                        lambda store=vectors[name]: self.channels.vector(
+                            namespace, query, flt, fetch, store
+                        ),
+                        warnings,
+                    )
+                )
+                for name in wanted
+                if name in vectors
             }
-        return {name: task.result() or [] for name, task in tasks.items()}
+            words = group.create_task(
+                self._lexical(namespace, query, lucene, flt, lexical, warnings)
+            )
+        found = {name: task.result() or [] for name, task in tasks.items()}
+        found.update(words.result())
+        return {name: found[name] for name in wanted}
+
+    async def _lexical(
+        self,
+        namespace: str,
+        query: str,
+        lucene: str | None,
+        flt: MemoryFilters,
+        wanted: list[str],
+        warnings: list[str],
+    ) -> dict[str, list[Hit]]:
+        """The wanted lexical channels; each gets a warning and no hits when Neo4j is down."""
+        if not wanted:
+            return {}
+        fetch = self.settings.search.fusion.fetch
+        try:
+            return await self.channels.lexical(namespace, query, lucene, flt, fetch, wanted)
+        except BackendUnavailable as error:
+            for name in wanted:
+                unavailable(name, error, warnings)
+            return {name: [] for name in wanted}
 
     def _score(self, candidates: Iterable[Candidate], mode: str, ran: list[str]) -> None:
         """Hybrid and graph seeds: fused relevance; single-channel modes: the raw score."""
@@ -179,9 +209,14 @@ async def guarded(name: str, run: Callable[[], Awaitable[T]], warnings: list[str
     try:
         return await run()
     except BackendUnavailable as error:
-        log.warning("channel %s failed: %s", name, error.message)
-        warnings.append(f"{name} channel unavailable: {error.message}")
+        unavailable(name, error, warnings)
         return None
+
+
+def unavailable(name: str, error: BackendUnavailable, warnings: list[str]) -> None:
+    """Log a channel's failure and tell the caller in `warnings`."""
+    log.warning("channel %s failed: %s", name, error.message)
+    warnings.append(f"{name} channel unavailable: {error.message}")
 
 
 def context_item(candidate: Candidate, view: MemoryView) -> ContextItem:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from service.core.bulk import BulkImporter
 from service.core.errors import InvalidParameter
 from service.core.memories import MemoryService
 from service.core.models import LinkSpec, SaveInput
@@ -333,6 +334,31 @@ async def test_kv_channel_scores_exact_keys_and_prefixes(
     ]
 
 
+async def test_lexical_channels_reach_past_a_crowd_of_better_hits_in_another_namespace(
+    memories: MemoryService, retrieval: Retrieval, importer: BulkImporter, namespace: str
+) -> None:
+    # 210 memories elsewhere match better: Lucene's first fetch (200) holds none of this one.
+    crowd = [
+        SaveInput(key=f"crowd-{i}", content="zorbulent zorbulent zorbulent zorbulent")
+        for i in range(210)
+    ]
+    await importer.run(f"{namespace}-crowd", crowd)
+    await memories.save(
+        namespace,
+        SaveInput(key="zorbulent", content="A long note that says zorbulent once " + "x " * 40),
+    )
+    keyword = await retrieval.retrieve(
+        namespace, RetrieveInput(query="zorbulent", search_mode="keyword")
+    )
+    assert [(r["key"], list(r["scores"])) for r in keyword["results"]] == [
+        ("zorbulent", ["keyword"])
+    ]
+    hybrid = await retrieval.retrieve(namespace, RetrieveInput(query="zorbulent"))
+    assert keys(hybrid["results"]) == ["zorbulent"]
+    scores = hybrid["results"][0]["scores"]
+    assert (scores["keyword"], scores["kv"]) == (keyword["results"][0]["score"], 1.0)
+
+
 async def test_anchors_start_the_graph(
     memories: MemoryService, retrieval: Retrieval, namespace: str
 ) -> None:
@@ -417,6 +443,21 @@ def operators(plan: dict[str, Any]) -> set[str]:
                 "query": "k",
                 "tokens": ["k"],
                 "limit": 5,
+                **MemoryFilters().cypher(),
+            },
+        ),
+        (
+            "search_lexical",
+            {
+                "namespace": "n",
+                "query": "k",
+                "tokens": ["k"],
+                "lucene": '"k"',
+                "fetch": 200,
+                "limit": 5,
+                "keyword": True,
+                "keyword_context": True,
+                "kv": True,
                 **MemoryFilters().cypher(),
             },
         ),
