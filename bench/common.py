@@ -142,9 +142,10 @@ async def open_services(
     embedder = LocalMiniLM()
     vectors = EdgeVectorStore(data / "edge", embedder.dimensions)
     await vectors.open()
+    memories = MemoryService(settings, graph, vectors, embedder)
     try:
-        memories = MemoryService(settings, graph, vectors, embedder)
         yield memories, Retrieval(settings, graph, vectors, embedder, memories)
     finally:
+        await memories.close()
         await vectors.close()
         await graph.close()

@@ -140,21 +140,24 @@ async def _open_runtime(settings: Settings) -> AsyncGenerator[Runtime]:
             report = await reconciler.run()
             if report.vectors_written or report.vectors_deleted:
                 log.info("start-up reconcile: %s", report)
-            async with background(context):
-                yield Runtime(
-                    settings=settings,
-                    graph=graph,
-                    vectors=vectors,
-                    embedder=embedder,
-                    memories=memories,
-                    retrieval=Retrieval(
-                        settings, graph, vectors, embedder, memories, context_vectors
-                    ),
-                    reconciler=reconciler,
-                    importer=BulkImporter(settings, graph, vectors, embedder, context_vectors),
-                    context=context,
-                    authenticator=Authenticator(settings.auth, settings.mcp.api_key),
-                )
+            try:
+                async with background(context):
+                    yield Runtime(
+                        settings=settings,
+                        graph=graph,
+                        vectors=vectors,
+                        embedder=embedder,
+                        memories=memories,
+                        retrieval=Retrieval(
+                            settings, graph, vectors, embedder, memories, context_vectors
+                        ),
+                        reconciler=reconciler,
+                        importer=BulkImporter(settings, graph, vectors, embedder, context_vectors),
+                        context=context,
+                        authenticator=Authenticator(settings.auth, settings.mcp.api_key),
+                    )
+            finally:
+                await memories.close()
         finally:
             await context_vectors.close()
             await vectors.close()

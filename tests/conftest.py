@@ -98,8 +98,10 @@ async def memories(
     edge_store: EdgeVectorStore,
     embedder: LocalMiniLM,
     context_store: EdgeVectorStore,
-) -> MemoryService:
-    return MemoryService(settings, graph, edge_store, embedder, context_store)
+) -> AsyncIterator[MemoryService]:
+    service = MemoryService(settings, graph, edge_store, embedder, context_store)
+    yield service
+    await service.close()
 
 
 @pytest.fixture

@@ -82,6 +82,10 @@ class MemoryService:
             cleanup=lambda namespace, keep: self.lifecycle.cleanup(namespace, keep=keep),
         )
 
+    async def close(self) -> None:
+        """Write what saves left queued (the synced marks of their vectors)."""
+        await self.saver.marks.close()
+
     def require_enabled(self) -> None:
         if not self.settings.memory.enabled:
             raise MemoryDisabled(

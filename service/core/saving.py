@@ -1,6 +1,6 @@
 """memory_save: the upsert of one memory by key or id, with its links and supersessions, in the
-two-store order (Neo4j with the vector pending, Qdrant, then synced), and the near-duplicates
-of what was saved."""
+two-store order (Neo4j with the vector pending, Qdrant, then synced: that last mark is written
+in the background, coalesced), and the near-duplicates of what was saved."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from service.core.save_plan import (
     vector_point,
 )
 from service.core.supersede import flag_vectors, record_supersession, supersede_targets
+from service.core.synced_marks import SyncedMarks
 from service.stores.embeddings import Embedder, Vectors
 from service.stores.graph_store import GraphStore, Tx
 from service.stores.vector_store import VectorFilter, VectorStore
@@ -71,6 +72,7 @@ class MemorySaver:
         self.context_vectors = context_vectors
         self._hydrate = hydrate
         self._cleanup = cleanup
+        self.marks = SyncedMarks(graph)
 
     async def save(self, namespace: str, data: SaveInput) -> SaveResult:
         """Upsert by (namespace, key) or id; vectorised and indexed before it returns."""
@@ -90,6 +92,8 @@ class MemorySaver:
         """Qdrant after Neo4j: the vector, the superseded flags, the pending marks cleared;
         then the memory as stored, its near-duplicates, and an LRU cleanup when over budget.
         Unchanged text is not embedded again: its stored vector finds the near-duplicates."""
+        if self.marks.holds(plan.id, plan.hash):  # saved again before its mark was written
+            written = replace(written, vector_pending=False)
         own = vector[0] if vector is not None else await self._unchanged_vector(plan, written)
         if written.vector_pending:
             point = vector_point(namespace, plan, own, written.superseded)
@@ -97,9 +101,7 @@ class MemorySaver:
         stores = [self.vectors, self.context_vectors]
         await flag_vectors(self.graph, stores, written.flagged, superseded=True)
         if written.vector_pending:
-            await self.graph.write(
-                "vector_mark_synced", items=[{"id": plan.id, "content_hash": plan.hash}]
-            )
+            self.marks.add([(plan.id, plan.hash)])
         memories, similar = await asyncio.gather(
             self._hydrate(namespace, [plan.id], True), self._similar(namespace, plan, own)
         )

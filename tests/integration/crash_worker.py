@@ -34,6 +34,7 @@ async def main(uri: str, edge_dir: str, namespace: str, mode: str) -> None:
     await vectors.open()
     service = MemoryService(settings, graph, vectors, embedder)
     kept = await service.save(namespace, SaveInput(key="acknowledged", content="kept safe"))
+    await service.saver.marks.flush()  # its vector's mark cleared: reconcile has one to finish
     print(json.dumps({"acknowledged": kept["memory"]["id"]}), flush=True)
     if mode == "save":
         vectors.upsert = die  # type: ignore[method-assign]

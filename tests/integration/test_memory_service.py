@@ -17,6 +17,7 @@ from service.core.errors import (
 )
 from service.core.memories import LinkFilter, MemoryService
 from service.core.models import SaveInput
+from service.core.synced_marks import SyncedMarks
 from service.stores.embeddings import LocalMiniLM, Vectors
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore, VectorFilter
@@ -97,6 +98,38 @@ async def test_an_unchanged_save_embeds_nothing_and_a_changed_one_embeds_once(
     assert counting.texts == ["stable text"]
     await service.save(namespace, save_input(key="same", content="new text"))
     assert counting.texts == ["stable text", "new text"]
+
+
+async def test_synced_marks_of_saves_are_written_together_after_the_saves_return(
+    memories: MemoryService, namespace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    graph = memories.graph
+    service = MemoryService(memories.settings, graph, memories.vectors, memories.embedder)
+    service.saver.marks = SyncedMarks(graph, delay_s=60)
+    saved = [
+        (await service.save(namespace, save_input(key=f"mark-{i}", content=f"text {i}")))["memory"]
+        for i in range(3)
+    ]
+    ids = {memory["id"] for memory in saved}
+    # Acknowledged with their vectors in Qdrant; Neo4j still says pending until the flush.
+    assert len(await memories.vectors.existing_ids(list(ids))) == 3
+    assert ids <= await pending_ids(graph)
+    writes: list[str] = []
+    write = graph.write
+
+    async def counted(query: str, /, **params: Any) -> list[dict[str, Any]]:
+        writes.append(query)
+        return await write(query, **params)
+
+    monkeypatch.setattr(graph, "write", counted)
+    await service.close()
+    monkeypatch.undo()
+    assert writes == ["vector_mark_synced"]
+    assert not ids & await pending_ids(graph)
+
+
+async def pending_ids(graph: GraphStore) -> set[str]:
+    return {row["id"] for row in await graph.read("vector_pending", limit=100_000)}
 
 
 async def test_a_save_is_searchable_by_vector_as_soon_as_it_returns(

@@ -1,0 +1,67 @@
+"""The last step of a save, off its path: clearing the pending mark of a vector that Qdrant
+already holds. Marks queued within `delay_s` of each other are written in one transaction.
+
+A crash before that write only leaves those memories pending: reconcile (at start-up) writes
+their vectors again, which is idempotent, so nothing acknowledged is lost and the stores agree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable
+
+from service.stores.graph_store import GraphStore
+
+log = logging.getLogger(__name__)
+
+DELAY_S = 0.05
+
+
+class SyncedMarks:
+    """Coalesces `vector_mark_synced` writes; one flusher task at a time, while marks wait."""
+
+    def __init__(self, graph: GraphStore, delay_s: float = DELAY_S) -> None:
+        self._graph = graph
+        self._delay_s = delay_s
+        self._queued: dict[str, str] = {}  # memory id → content hash of the vector written
+        self._writing: dict[str, str] = {}
+        self._flusher: asyncio.Task[None] | None = None
+
+    def add(self, items: Iterable[tuple[str, str]]) -> None:
+        """Queue (memory id, content hash) pairs whose vectors are in Qdrant."""
+        self._queued.update(items)
+        if self._queued and (self._flusher is None or self._flusher.done()):
+            self._flusher = asyncio.create_task(self._flush_while_queued(), name="synced-marks")
+
+    def holds(self, memory_id: str, digest: str) -> bool:
+        """Whether Qdrant has this memory's vector for that content while Neo4j may still say
+        pending (its mark is queued or being written)."""
+        return digest in (self._queued.get(memory_id), self._writing.get(memory_id))
+
+    async def _flush_while_queued(self) -> None:
+        while self._queued:
+            await asyncio.sleep(self._delay_s)
+            await self.flush()
+
+    async def flush(self) -> int:
+        """Write every queued mark now; the number written. On a failure they stay pending in
+        Neo4j (reconcile finishes them) and the failure is logged."""
+        items, self._queued = self._queued, {}
+        if not items:
+            return 0
+        self._writing = items
+        rows = [{"id": memory_id, "content_hash": digest} for memory_id, digest in items.items()]
+        try:
+            await self._graph.write("vector_mark_synced", items=rows)
+        except Exception:
+            log.exception("clearing %d pending vector marks failed; reconcile will", len(rows))
+        finally:
+            self._writing = {}
+        return len(rows)
+
+    async def close(self) -> None:
+        """Flush what is queued and wait for the flusher (service shutdown)."""
+        await self.flush()
+        if self._flusher is not None:
+            await self._flusher
