@@ -25,6 +25,15 @@ LEXICAL_INDEXES = {"keyword": "search_fulltext", "keyword_context": "search_cont
 Hit = tuple[str, float, int | None]  # memory id, channel score, created_at (epoch ms)
 
 
+@dataclass(frozen=True)
+class WalkPruning:
+    """Second-step memories the walk may leave out: those not in `keep` whose best path value
+    (seed relevance × link weights) is below `min_value`."""
+
+    keep: Collection[str]
+    min_value: float
+
+
 @dataclass
 class Reached:
     """A memory the graph walk reached: shortest hop count, its path of keys from the seed,
@@ -174,21 +183,29 @@ class Channels:
         return found
 
     async def walk(
-        self, namespace: str, seeds: Mapping[str, float], max_hops: int
+        self,
+        namespace: str,
+        seeds: Mapping[str, float],
+        max_hops: int,
+        prune: WalkPruning | None = None,
     ) -> dict[str, Reached]:
         """Breadth-first over LINK (both directions) from the seeds (id → relevance), bounded by
-        `search.graph_max_nodes`: every memory at 1..max_hops with its shortest path. The first
-        two steps are one round trip; deeper ones one more each."""
+        `search.graph_max_nodes`: every memory at 1..max_hops with its shortest path, less the
+        second-step memories `prune` leaves out. The first two steps are one round trip; deeper
+        ones one more each."""
         if not seeds:
             return {}
         budget = self.settings.search.graph_max_nodes
         rows = await self.graph.read(
             "graph_walk",
             seeds=list(seeds),
+            relevance=dict(seeds),
             namespace=namespace,
             two_hops=max_hops >= 2,
             limit=budget + len(seeds) * 8,
             limit_two=2 * budget,
+            keep=list(prune.keep) if prune else [],
+            min_value=prune.min_value if prune else None,
         )
         row = rows[0]
         reached = {i: Reached(0, [key], seeds[i], {}) for i, key in row["seeds"]}

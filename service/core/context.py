@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from service.config import Settings
-from service.core.channels import Channels, Hit, Reached
+from service.core.channels import Channels, Hit, Reached, WalkPruning
 from service.core.errors import BackendUnavailable
 from service.core.fulltext import free_text_query
 from service.core.fusion import (
@@ -170,8 +170,9 @@ class ContextRetriever:
         """Walk from the best fused hits and the anchors; add graph evidence and re-fuse (hybrid)
         or keep only what the walk reached (graph mode)."""
         seeds = await self._seeds(namespace, params.anchors, candidates)
+        prune = self._pruning(params, candidates, ran) if params.search_mode == "hybrid" else None
         walk = await guarded(
-            "graph", lambda: self.channels.walk(namespace, seeds, params.max_hops), warnings
+            "graph", lambda: self.channels.walk(namespace, seeds, params.max_hops, prune), warnings
         )
         if params.search_mode == "graph":
             candidates = {}
@@ -184,6 +185,24 @@ class ContextRetriever:
         else:
             fuse(candidates.values(), self.weights, ran)
         return candidates
+
+    def _pruning(
+        self, params: RetrieveInput, candidates: Mapping[str, Candidate], ran: list[str]
+    ) -> WalkPruning | None:
+        """What the walk may leave out in hybrid. The candidates' scores so far are fused over
+        the channels alone (Σ w); graph evidence only adds to them, so after the walk the
+        `limit`-th score is at least the `limit`-th of now × Σ w / (Σ w + w_graph). A memory
+        only the graph reaches scores w_graph · value · hop factor / (Σ w + w_graph): below
+        that, it never ranks. Only two steps deep: a deeper walk goes on from every
+        second-step memory."""
+        graph_weight = self.weights.graph
+        if params.max_hops > 2 or graph_weight <= 0 or len(candidates) < params.limit:
+            return None
+        scores = sorted((c.score for c in candidates.values()), reverse=True)
+        channels = sum(self.weights.of(channel) for channel in ran if channel != "graph")
+        hop_factor = graph_evidence(1.0, 2)
+        needed = scores[params.limit - 1] * channels / (graph_weight * hop_factor)
+        return WalkPruning(keep=list(candidates), min_value=needed * (1 - 1e-9))
 
     async def _seeds(
         self, namespace: str, anchors: Sequence[str] | None, candidates: Mapping[str, Candidate]

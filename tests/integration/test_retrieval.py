@@ -359,6 +359,44 @@ async def test_lexical_channels_reach_past_a_crowd_of_better_hits_in_another_nam
     assert (scores["keyword"], scores["kv"]) == (keyword["results"][0]["score"], 1.0)
 
 
+async def test_the_hybrid_walk_leaves_out_only_memories_that_cannot_rank(
+    retrieval: Retrieval,
+    importer: BulkImporter,
+    namespace: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Notes on index tuning share a hub; 60 leaves hang off the hub, two steps from them.
+    hub = SaveInput(key="hub", content="Central registry of the team's services")
+    notes = [
+        SaveInput(
+            key=f"note-{i}",
+            content=f"Postgres index tuning, attempt {i}: we rebuilt the btree index",
+            links=[LinkSpec(key="hub", weight=0.9)],
+        )
+        for i in range(12)
+    ]
+    leaves = [
+        SaveInput(
+            key=f"leaf-{i}",
+            content=f"Leaf {i}: watering schedule for the tomato garden",
+            links=[LinkSpec(key="hub", weight=0.5)],
+        )
+        for i in range(60)
+    ]
+    await importer.run(namespace, [hub, *notes, *leaves])
+    params = RetrieveInput(query="postgres index tuning", limit=5, sort_by="relevance")
+    pruned = await retrieval.retrieve(namespace, params)
+    monkeypatch.setattr(retrieval.context, "_pruning", no_pruning)
+    whole = await retrieval.retrieve(namespace, params)
+    assert len(pruned["results"]) == 5
+    assert pruned["results"] == whole["results"]
+    assert pruned["total_count"] < whole["total_count"] == 73
+
+
+def no_pruning(*_: object) -> None:
+    return None
+
+
 async def test_anchors_start_the_graph(
     memories: MemoryService, retrieval: Retrieval, namespace: str
 ) -> None:
