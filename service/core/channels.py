@@ -81,9 +81,12 @@ class Channels:
         if lucene is None:
             return 0, []
         fetch = lucene_fetch(skip + limit)
+        # The first lookup of a counted search brings the total along (one round trip).
+        counted = count and index_query == "search_fulltext"
+        statement = "search_fulltext_total" if counted else index_query
         while True:
             rows = await self.graph.read(
-                index_query,
+                statement,
                 lucene=lucene,
                 namespace=namespace,
                 fetch=fetch,
@@ -96,9 +99,12 @@ class Channels:
             if exhausted or row["matched"] >= skip + limit or fetch >= MAX_LUCENE_FETCH:
                 break
             fetch *= 8
+            statement = index_query
         hits = _bm25_hits(row)
         if exhausted or not count:
             return row["matched"], hits
+        if statement == "search_fulltext_total":
+            return int(row["total"]), hits
         totals = await self.graph.read(
             "search_fulltext_count", lucene=lucene, namespace=namespace, **flt.cypher()
         )

@@ -357,6 +357,12 @@ async def test_lexical_channels_reach_past_a_crowd_of_better_hits_in_another_nam
     assert keys(hybrid["results"]) == ["zorbulent"]
     scores = hybrid["results"][0]["scores"]
     assert (scores["keyword"], scores["kv"]) == (keyword["results"][0]["score"], 1.0)
+    # More hits than Lucene's first fetch: the totals are counted, in the same round trip.
+    crowded = f"{namespace}-crowd"
+    bm25 = await retrieval.search(crowded, SearchInput(query="zorbulent", mode="bm25"))
+    assert (bm25["total"], len(bm25["results"])) == (210, 10)
+    fulltext = await retrieval.fulltext(crowded, FulltextInput(keywords=["zorbulent"], limit=5))
+    assert (fulltext["total"], len(fulltext["results"])) == (210, 5)
 
 
 async def test_the_hybrid_walk_leaves_out_only_memories_that_cannot_rank(
