@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from service.config import Settings
+from service.core.bulk import BulkImporter
 from service.core.errors import InvalidParameter, NotFound
 from service.core.memories import MemoryService
 from service.core.models import SaveInput, now_utc
@@ -92,6 +93,23 @@ async def test_timeline_at_the_start_and_the_end_of_the_history(
         ("t2", 1),
         ("t3", 0),
     ]
+
+
+async def test_timeline_orders_memories_of_one_millisecond_by_id_on_every_side(
+    memories: MemoryService, importer: BulkImporter, namespace: str
+) -> None:
+    await save_all(memories, namespace, ["early-0", "early-1"])
+    ties = [f"tie-{i}" for i in range(6)]
+    batch = [save_input(key, id=i) for key, i in zip(ties, ordered_ids(6), strict=True)]
+    await importer.run(namespace, batch)  # one batch: one created_at for all six
+    await save_all(memories, namespace, ["late"])
+    got = await memories.get(namespace, keys=ties)
+    assert len({m["created_at"] for m in got["memories"]}) == 1
+    history = ["early-0", "early-1", *ties, "late"]
+    for position, key in enumerate(history):
+        result = await memories.lifecycle.timeline(namespace, key, window=3)
+        low = max(0, position - 3)
+        assert [e["key"] for e in result["timeline"]] == history[low : position + 4], key
 
 
 async def test_timeline_of_an_unknown_anchor_or_window_is_refused(
