@@ -77,6 +77,7 @@ class BackendUnavailable(MnemographError):
         suffix = f": {detail}" if detail else ""
         super().__init__(f"{backend} is unavailable{suffix}")
         self.backend = backend
+        self.detail = detail
 
 
 class RequestTimeout(BackendUnavailable):

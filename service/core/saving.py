@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from service.config import Settings
-from service.core.errors import Conflict, NotFound
+from service.core.errors import BackendUnavailable, Conflict, NotFound
 from service.core.models import SaveInput, now_utc
 from service.core.results import MemoryView, SaveResult, SimilarMemory
 from service.core.save_plan import (
@@ -30,7 +30,7 @@ from service.core.supersede import flag_vectors, record_supersession, supersede_
 from service.core.synced_marks import SyncedMarks
 from service.stores.embeddings import Embedder, Vectors
 from service.stores.graph_store import GraphStore, Tx
-from service.stores.vector_store import VectorFilter, VectorStore
+from service.stores.vector_store import VectorFilter, VectorPoint, VectorStore
 
 SIMILAR_LIMIT = 10
 
@@ -96,8 +96,7 @@ class MemorySaver:
             written = replace(written, vector_pending=False)
         own = vector[0] if vector is not None else await self._unchanged_vector(plan, written)
         if written.vector_pending:
-            point = vector_point(namespace, plan, own, written.superseded)
-            await self.vectors.upsert([point])
+            await self._upsert(vector_point(namespace, plan, own, written.superseded))
         stores = [self.vectors, self.context_vectors]
         await flag_vectors(self.graph, stores, written.flagged, superseded=True)
         if written.vector_pending:
@@ -114,6 +113,17 @@ class MemorySaver:
             "similar": similar,
         }
 
+    async def _upsert(self, point: VectorPoint) -> None:
+        """The vector of a memory Neo4j holds with its vector pending; a failure says so."""
+        try:
+            await self.vectors.upsert([point])
+        except BackendUnavailable as exc:
+            raise BackendUnavailable(
+                exc.backend,
+                f"{exc.detail} (memory {point.id} is stored, its vector pending: saving it "
+                "again, or the next reconcile, writes the vector)",
+            ) from exc
+
     async def _unchanged_vector(self, plan: SavePlan, written: _Written) -> npt.NDArray[np.float32]:
         """The vector of text that did not change: the stored one, unless it may be missing."""
         if not written.vector_pending:
@@ -125,17 +135,23 @@ class MemorySaver:
     async def _write_and_embed(
         self, namespace: str, data: SaveInput, plan: SavePlan
     ) -> tuple[_Written, Vectors | None]:
-        """The Neo4j transaction and the embedding of changed text, concurrently; the first
-        failure of either is raised as itself."""
+        """The Neo4j transaction and the embedding of changed text, concurrently; the
+        transaction commits only once the embedding is done, so a failed embedding writes
+        nothing. The first failure of either is raised as itself."""
         changed = plan.hash != plan.fields.get("previous_hash")
+
+        async def write(tx: Tx, embedding: asyncio.Task[Vectors] | None) -> _Written:
+            written = await self._write(tx, namespace, data, plan)
+            if embedding is not None:
+                await embedding  # raises the embedder's failure here: the transaction rolls back
+            return written
+
         try:
             async with asyncio.TaskGroup() as group:
-                writing = group.create_task(
-                    self.graph.transaction(lambda tx: self._write(tx, namespace, data, plan))
-                )
                 embedding = (
                     group.create_task(self.embedder.embed([plan.vector_text])) if changed else None
                 )
+                writing = group.create_task(self.graph.transaction(lambda tx: write(tx, embedding)))
         except ExceptionGroup as failed:
             raise failed.exceptions[0] from None
         return writing.result(), embedding.result() if embedding else None

@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import httpx
 import numpy as np
@@ -28,6 +28,14 @@ MAX_TOKENS = 256
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 
 Vectors = npt.NDArray[np.float32]
+# What onnxruntime raises when a run fails for a reason other than its input (its extension
+# module is untyped: typed here, at the boundary).
+_ort_state: Any = cast(Any, ort).capi.onnxruntime_pybind11_state
+ONNX_FAILURES: tuple[type[Exception], ...] = (
+    _ort_state.Fail,
+    _ort_state.RuntimeException,
+    _ort_state.EPFail,
+)
 
 
 class Embedder(Protocol):
@@ -96,8 +104,13 @@ class LocalMiniLM:
         return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
 
     async def embed(self, texts: Sequence[str]) -> Vectors:
+        """`embed_sync` off the event loop; the runtime's failures (out of memory, a broken
+        execution provider) as `BackendUnavailable("embedder")`."""
         async with self._lock:
-            return await asyncio.to_thread(self.embed_sync, texts)
+            try:
+                return await asyncio.to_thread(self.embed_sync, texts)
+            except (*ONNX_FAILURES, MemoryError) as exc:
+                raise BackendUnavailable("embedder", f"{type(exc).__name__}: {exc}") from exc
 
     async def close(self) -> None:
         return None
@@ -136,7 +149,7 @@ class OpenAICompatibleEmbedder:
             response.raise_for_status()
             data = sorted(response.json()["data"], key=lambda item: item["index"])
         except (httpx.HTTPError, KeyError, ValueError) as exc:
-            raise BackendUnavailable("embedder", str(exc)) from exc
+            raise BackendUnavailable("embedder", str(exc) or type(exc).__name__) from exc
         vectors = np.array([item["embedding"] for item in data], dtype=np.float32)
         if vectors.shape != (len(texts), self.dimensions):
             raise BackendUnavailable(

@@ -10,7 +10,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, LiteralString, NoReturn, TypeVar, cast
 
@@ -241,7 +241,9 @@ def _row(record: Record) -> Row:
 
 
 def _plain(value: Any) -> Any:
-    """Neo4j values to plain Python: temporal types become aware `datetime`."""
+    """Neo4j values to plain Python: temporal types become `datetime` in `datetime.UTC`, an
+    offset, as stored (the driver's own UTC is a named zone, and Neo4j never finds a datetime
+    with a zone equal to one with an offset: a cursor read back would skip its ties)."""
     kind: type[Any] = type(cast(object, value))
     if kind is list:
         items = cast(list[Any], value)
@@ -252,7 +254,7 @@ def _plain(value: Any) -> Any:
         return {k: _plain(v) for k, v in cast(dict[str, Any], value).items()}
     if isinstance(value, neo4j_time.DateTime):
         native: datetime = value.to_native()
-        return native
+        return native.astimezone(UTC)
     return value
 
 

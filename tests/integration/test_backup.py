@@ -5,9 +5,13 @@ idempotent, refuse bad lines one by one, and never reach into another namespace.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
+import pytest
+
+from service.core import backup
 from service.core.backup import export_lines
 from service.core.bulk import BulkImporter
 from service.core.jsonl import numbered_lines
@@ -183,6 +187,32 @@ async def test_importing_twice_changes_nothing_the_second_time(
     )
     assert await snapshot(memories, retrieval, namespace) == before
     assert (await export_bytes(graph, namespace))[1:] == lines[1:]
+
+
+async def test_memories_created_in_the_same_millisecond_are_all_exported_across_pages(
+    importer: BulkImporter, graph: GraphStore, namespace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    moment = "2026-01-10T12:00:00.000Z"
+    twins = [
+        {
+            "kind": "memory",
+            "id": str(uuid.uuid4()),
+            "key": f"twin-{i}",
+            "content": f"twin note {i}",
+            "created_at": moment,
+            "updated_at": moment,
+            "accessed_at": moment,
+            "access_count": 0,
+        }
+        for i in range(5)
+    ]
+    report = await restore(importer, namespace, [json.dumps(twin).encode() for twin in twins])
+    assert report["memories"] == {"created": 5, "updated": 0}
+    monkeypatch.setattr(backup, "PAGE", 2)  # the page boundaries fall between the twins
+    exported = [line async for line in export_lines(graph, namespace)]
+    assert sorted(line["key"] for line in exported if line["kind"] == "memory") == [
+        f"twin-{i}" for i in range(5)
+    ]
 
 
 async def test_bad_lines_fail_alone_with_their_line_numbers(

@@ -1,0 +1,225 @@
+"""Faults of the vector engine and the embedder, against the real Neo4j, Qdrant Edge and model:
+a save they refuse answers backend_unavailable and leaves nothing half-written (after reconcile
+a memory is in both stores or in neither); retrieve_context goes on without the vector channels
+and names them in `warnings`."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+import pytest_asyncio
+
+from service.config import EmbeddingSettings, Settings
+from service.core.errors import BackendUnavailable, error_envelope
+from service.core.memories import MemoryService
+from service.core.models import SaveInput, embedding_text
+from service.core.reconcile import Reconciler
+from service.core.retrieval import Retrieval
+from service.core.search_inputs import RetrieveInput
+from service.stores.embeddings import ONNX_FAILURES, LocalMiniLM, OpenAICompatibleEmbedder
+from service.stores.graph_store import GraphStore
+from service.stores.neo4j_local import free_port
+from service.stores.vector_store import EdgeVectorStore
+
+EMBEDDER_DOWN = "embedder is unavailable: All connection attempts failed"
+
+
+def save_input(key: str, content: str, **fields: Any) -> SaveInput:
+    return SaveInput.model_validate({"key": key, "content": content, **fields})
+
+
+@pytest.fixture
+def qdrant_down(
+    settings: Settings, graph: GraphStore, embedder: LocalMiniLM, tmp_path: Path
+) -> MemoryService:
+    """The memory service over a Qdrant Edge shard that is not open: every vector call fails."""
+    return MemoryService(settings, graph, EdgeVectorStore(tmp_path / "down", 384), embedder)
+
+
+@pytest_asyncio.fixture
+async def embedder_down() -> AsyncIterator[OpenAICompatibleEmbedder]:
+    """The openai-compatible provider pointed at a loopback port nothing listens on."""
+    url = f"http://127.0.0.1:{free_port()}"
+    down = OpenAICompatibleEmbedder(EmbeddingSettings(provider="openai-compatible", url=url))
+    yield down
+    await down.close()
+
+
+@pytest_asyncio.fixture
+async def embedder_hangs() -> AsyncIterator[OpenAICompatibleEmbedder]:
+    """The openai-compatible provider against a server that takes connections and never
+    answers: each call fails after its 1 s timeout, long after a save's Neo4j statements ran."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        url = f"http://127.0.0.1:{server.getsockname()[1]}"
+        settings = EmbeddingSettings(provider="openai-compatible", url=url, timeout_s=1.0)
+        hung = OpenAICompatibleEmbedder(settings)
+        yield hung
+        await hung.close()
+
+
+async def stored(
+    memories: MemoryService,
+    store: EdgeVectorStore,
+    model: LocalMiniLM,
+    namespace: str,
+    keys: list[str],
+) -> dict[str, Any]:
+    """What each store holds of a namespace: Neo4j's contents by key and memory count, the
+    vector count, and the cosine of each memory's vector to the embedding of its text."""
+    got = await memories.get(namespace, keys=keys)
+    ids = [m["id"] for m in got["memories"]]
+    vectors = await store.vectors_of(ids)
+    texts = [embedding_text(m["title"], m["content"]) for m in got["memories"]]
+    expected = model.embed_sync(texts)
+    return {
+        "contents": {m["key"]: m["content"] for m in got["memories"]},
+        "memories": (await memories.lifecycle.stats(namespace))["memoryCount"],
+        "vectors": await store.count(namespace),
+        "cosines": [
+            round(float(np.dot(vectors[i], e)), 3) if i in vectors else None
+            for i, e in zip(ids, expected, strict=True)
+        ],
+    }
+
+
+async def test_a_save_the_vector_engine_fails_is_refused_and_reconcile_writes_its_vector(
+    memories: MemoryService,
+    qdrant_down: MemoryService,
+    graph: GraphStore,
+    edge_store: EdgeVectorStore,
+    embedder: LocalMiniLM,
+    namespace: str,
+) -> None:
+    with pytest.raises(BackendUnavailable) as caught:
+        await qdrant_down.save(namespace, save_input("runbook", "Restart the ingest workers"))
+    memory_id = (await memories.resolve(namespace, keys=["runbook"]))["runbook"]
+    message = (
+        "qdrant is unavailable: the embedded shard is not open (memory "
+        f"{memory_id} is stored, its vector pending: saving it again, or the next reconcile, "
+        "writes the vector)"
+    )
+    assert error_envelope(caught.value) == {
+        "success": False,
+        "error_type": "backend_unavailable",
+        "message": message,
+        "error": message,
+    }
+    assert caught.value.http_status == 503
+    pending = await stored(memories, edge_store, embedder, namespace, ["runbook"])
+    assert (pending["memories"], pending["vectors"], pending["cosines"]) == (1, 0, [None])
+    await Reconciler(graph, edge_store, embedder).run()
+    assert await stored(memories, edge_store, embedder, namespace, ["runbook"]) == {
+        "contents": {"runbook": "Restart the ingest workers"},
+        "memories": 1,
+        "vectors": 1,
+        "cosines": [1.0],
+    }
+
+
+async def test_an_update_the_vector_engine_failed_gets_its_new_vector_when_saved_again(
+    memories: MemoryService,
+    qdrant_down: MemoryService,
+    edge_store: EdgeVectorStore,
+    embedder: LocalMiniLM,
+    namespace: str,
+) -> None:
+    await memories.save(namespace, save_input("port", "The API listens on port 8080"))
+    with pytest.raises(BackendUnavailable):
+        await qdrant_down.save(namespace, save_input("port", "The API listens on port 9090"))
+    stale = await stored(memories, edge_store, embedder, namespace, ["port"])
+    assert stale["contents"] == {"port": "The API listens on port 9090"}
+    assert stale["cosines"][0] < 0.99  # Qdrant still holds the vector of the old text
+    again = await memories.save(namespace, save_input("port", "The API listens on port 9090"))
+    assert again["created"] is False
+    assert await stored(memories, edge_store, embedder, namespace, ["port"]) == {
+        "contents": {"port": "The API listens on port 9090"},
+        "memories": 1,
+        "vectors": 1,
+        "cosines": [1.0],
+    }
+
+
+async def test_a_save_the_embedder_fails_is_refused_with_nothing_written(
+    settings: Settings,
+    memories: MemoryService,
+    graph: GraphStore,
+    edge_store: EdgeVectorStore,
+    embedder: LocalMiniLM,
+    embedder_hangs: OpenAICompatibleEmbedder,
+    namespace: str,
+) -> None:
+    await memories.save(namespace, save_input("port", "The API listens on port 8080"))
+    down = MemoryService(settings, graph, edge_store, embedder_hangs)
+    refused: list[dict[str, Any]] = []
+    for key, content in [("new", "A memory never stored"), ("port", "Port 9090 now")]:
+        with pytest.raises(BackendUnavailable) as caught:
+            await down.save(namespace, save_input(key, content))
+        refused.append(error_envelope(caught.value))
+    assert [(r["error_type"], r["message"]) for r in refused] == [
+        ("backend_unavailable", "embedder is unavailable: ReadTimeout")
+    ] * 2
+    assert await stored(memories, edge_store, embedder, namespace, ["new", "port"]) == {
+        "contents": {"port": "The API listens on port 8080"},
+        "memories": 1,
+        "vectors": 1,
+        "cosines": [1.0],
+    }
+    pending = await graph.read("vector_pending", limit=100_000)
+    assert [row["key"] for row in pending if row["namespace"] == namespace] == []
+
+
+async def test_retrieval_without_the_embedder_answers_from_keyword_kv_and_graph_with_warnings(
+    memories: MemoryService,
+    retrieval: Retrieval,
+    embedder_down: OpenAICompatibleEmbedder,
+    namespace: str,
+) -> None:
+    await memories.save(namespace, save_input("backups", "Nightly dumps of the graph database"))
+    await memories.save(
+        namespace,
+        save_input(
+            "deploy-guide",
+            "Deploy with docker compose: neo4j and qdrant start first",
+            links=[{"key": "backups", "weight": 0.9}],
+        ),
+    )
+    await memories.save(namespace, save_input("cat", "The cat sleeps on the warm windowsill"))
+    down = Retrieval(
+        retrieval.settings,
+        memories.graph,
+        memories.vectors,
+        embedder_down,
+        memories,
+        memories.context_vectors,
+    )
+    query = "deploy-guide docker compose"
+    hybrid = await down.retrieve(namespace, RetrieveInput(query=query, sort_by="relevance"))
+    vector = await down.retrieve(namespace, RetrieveInput(query=query, search_mode="vector"))
+    assert [(r["key"], sorted(r["scores"])) for r in hybrid["results"]] == [
+        ("deploy-guide", ["keyword", "kv"]),
+        ("backups", ["graph"]),
+    ]
+    assert sorted(hybrid["warnings"]) == [
+        f"vector channel unavailable: {EMBEDDER_DOWN}",
+        f"vector_context channel unavailable: {EMBEDDER_DOWN}",
+    ]
+    assert (vector["success"], vector["results"]) == (True, [])
+    assert vector["warnings"] == [f"vector channel unavailable: {EMBEDDER_DOWN}"]
+
+
+async def test_a_failing_onnx_run_is_a_backend_error_of_the_embedder(
+    embedder: LocalMiniLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def out_of_memory(*args: object, **kwargs: object) -> None:
+        raise ONNX_FAILURES[0]("bad allocation")
+
+    monkeypatch.setattr(ort.InferenceSession, "run", out_of_memory)
+    with pytest.raises(BackendUnavailable) as caught:
+        await embedder.embed(["any text"])
+    assert caught.value.message == "embedder is unavailable: Fail: bad allocation"
