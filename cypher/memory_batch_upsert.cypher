@@ -39,7 +39,7 @@ CALL (m, changed) {
   WITH DISTINCT n
   SET n.context_state = 'pending', n.context_seq = coalesce(n.context_seq, 0) + 1
 }
-WITH collect({id: row.id, pending: m.vector_state = 'pending',
+WITH collect({id: row.id, pending: m.vector_state STARTS WITH 'pending',
              superseded: m.superseded_by IS NOT NULL}) AS saved,
      sum(CASE WHEN created THEN 1 ELSE 0 END) AS added, sum(m.size_bytes - old_size) AS grown
 MERGE (s:NamespaceStats {namespace: $namespace})

@@ -1,4 +1,5 @@
-// Create or update one memory; vector_state is pending until Qdrant has its vector, and
+// Create or update one memory; vector_state is pending until Qdrant has its vector ($pending:
+// 'pending:' and a token of this save, which any later writer's plain 'pending' replaces), and
 // context_state until the context indexer has refreshed its graph-contextual text.
 MERGE (m:Memory {id: $id})
 ON CREATE SET m.created_at = $created_at, m.accessed_at = $created_at, m.access_count = 0
@@ -18,7 +19,7 @@ SET m.namespace = $namespace,
     m.text_sha256 = $text_sha256,
     m.size_bytes = $size_bytes,
     m.updated_at = $now,
-    m.vector_state = CASE WHEN m.content_hash = $content_hash AND m.vector_state = 'ok' THEN 'ok' ELSE 'pending' END,
+    m.vector_state = CASE WHEN m.content_hash = $content_hash AND m.vector_state = 'ok' THEN 'ok' ELSE $pending END,
     m.content_hash = $content_hash
 // The namespace's counters (memory_stats): one more memory, or the size difference.
 WITH m, changed, created, old_size
@@ -38,5 +39,5 @@ FOREACH (x IN CASE WHEN changed THEN [m] ELSE [] END |
 FOREACH (x IN CASE WHEN n IS NULL THEN [] ELSE [n] END |
   SET x.context_state = 'pending', x.context_seq = coalesce(x.context_seq, 0) + 1)
 WITH m, db_size_bytes, count(n) AS neighbours
-RETURN m.vector_state = 'pending' AS vector_pending, m.superseded_by IS NOT NULL AS superseded,
+RETURN m.vector_state STARTS WITH 'pending' AS vector_pending, m.superseded_by IS NOT NULL AS superseded,
        db_size_bytes

@@ -1,6 +1,6 @@
 // Memories whose vector write may not have reached Qdrant.
 MATCH (m:Memory)
-WHERE m.vector_state = 'pending'
+WHERE m.vector_state STARTS WITH 'pending'
 RETURN m.id AS id, m.namespace AS namespace, m.key AS key, m.type AS type, m.tags AS tags,
        m.title AS title, m.score AS score, m.content AS content, m.content_hash AS content_hash,
        m.created_at AS created_at, m.superseded_by AS superseded_by

@@ -94,7 +94,6 @@ def plan_memory(
         "session_id": data.session_id,
         "text_sha256": text_sha256(content),
         "previous_hash": None,
-        "previous_key": None,
     }
     fields["size_bytes"] = memory_size_bytes(fields, dimensions)
     text = embedding_text(title, content)

@@ -38,10 +38,6 @@ Hydrate = Callable[[str, Sequence[str], bool], Awaitable[list[MemoryView]]]
 Cleanup = Callable[[str, Sequence[str]], Awaitable[object]]
 
 
-class _Replan(Exception):
-    """The memory a save targets changed between planning and writing; plan again."""
-
-
 @dataclass(frozen=True)
 class _Written:
     """What the save's transaction wrote."""
@@ -49,6 +45,7 @@ class _Written:
     vector_pending: bool
     superseded: bool
     db_size_bytes: int
+    pending_state: str  # what marks this save's vector pending in Neo4j
     flagged: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
 
 
@@ -77,14 +74,14 @@ class MemorySaver:
     async def save(self, namespace: str, data: SaveInput) -> SaveResult:
         """Upsert by (namespace, key) or id; vectorised and indexed before it returns."""
         check_sizes(self.settings.limits, data)
-        for _ in range(3):
-            plan = await self._plan(namespace, data)
-            try:
-                written, vector = await self._write_and_embed(namespace, data, plan)
-            except _Replan:
-                continue
-            return await self._finish(namespace, plan, written, vector)
-        raise Conflict("The memory changed concurrently three times in a row; retry the save")
+        embeddings: dict[str, asyncio.Task[Vectors]] = {}
+        try:
+            plan, written, vector = await self.graph.transaction(
+                lambda tx: self._write(tx, namespace, data, embeddings)
+            )
+        finally:  # a failed transaction leaves no embedding behind unawaited
+            await asyncio.gather(*embeddings.values(), return_exceptions=True)
+        return await self._finish(namespace, plan, written, vector)
 
     async def _finish(
         self, namespace: str, plan: SavePlan, written: _Written, vector: Vectors | None
@@ -100,7 +97,7 @@ class MemorySaver:
         stores = [self.vectors, self.context_vectors]
         await flag_vectors(self.graph, stores, written.flagged, superseded=True)
         if written.vector_pending:
-            self.marks.add([(plan.id, plan.hash)])
+            self.marks.add(plan.id, plan.hash, written.pending_state)
         memories, similar = await asyncio.gather(
             self._hydrate(namespace, [plan.id], True), self._similar(namespace, plan, own)
         )
@@ -132,35 +129,9 @@ class MemorySaver:
                 return stored[plan.id]
         return (await self.embedder.embed([plan.vector_text]))[0]
 
-    async def _write_and_embed(
-        self, namespace: str, data: SaveInput, plan: SavePlan
-    ) -> tuple[_Written, Vectors | None]:
-        """The Neo4j transaction and the embedding of changed text, concurrently; the
-        transaction commits only once the embedding is done, so a failed embedding writes
-        nothing. The first failure of either is raised as itself."""
-        changed = plan.hash != plan.fields.get("previous_hash")
-
-        async def write(tx: Tx, embedding: asyncio.Task[Vectors] | None) -> _Written:
-            written = await self._write(tx, namespace, data, plan)
-            if embedding is not None:
-                await embedding  # raises the embedder's failure here: the transaction rolls back
-            return written
-
-        try:
-            async with asyncio.TaskGroup() as group:
-                embedding = (
-                    group.create_task(self.embedder.embed([plan.vector_text])) if changed else None
-                )
-                writing = group.create_task(self.graph.transaction(lambda tx: write(tx, embedding)))
-        except ExceptionGroup as failed:
-            raise failed.exceptions[0] from None
-        return writing.result(), embedding.result() if embedding else None
-
-    async def _plan(self, namespace: str, data: SaveInput) -> SavePlan:
-        found = await self.graph.read(
-            "memory_find_for_save", id=data.id or "", namespace=namespace, key=data.key or ""
-        )
-        existing = existing_target(namespace, data, found[0])
+    def _plan(self, namespace: str, data: SaveInput, found: dict[str, Any]) -> SavePlan:
+        """What to store, from the memory the save updates (None: a create)."""
+        existing = existing_target(namespace, data, found)
         plan = plan_memory(
             namespace,
             data,
@@ -170,23 +141,39 @@ class MemorySaver:
             embedder_model=self.embedder.model,
             dimensions=self.embedder.dimensions,
         )
+        by_key = found["by_key"]
+        if by_key is not None and by_key["id"] != plan.id:
+            raise Conflict(f"Key '{plan.key}' is already used by memory {by_key['id']}")
         if existing is None:
             return plan
         plan.fields["previous_hash"] = existing["content_hash"]
-        plan.fields["previous_key"] = existing["key"]
         return replace(plan, created=False)
 
-    async def _write(self, tx: Tx, namespace: str, data: SaveInput, plan: SavePlan) -> _Written:
-        found = await tx.run("memory_find_for_save", id=plan.id, namespace=namespace, key=plan.key)
-        by_id, by_key = found[0]["by_id"], found[0]["by_key"]
-        if (by_id is None) != plan.created or (
-            by_id and by_id["key"] != plan.fields["previous_key"]
-        ):
-            raise _Replan()
-        if by_key is not None and by_key["id"] != plan.id:
-            raise Conflict(f"Key '{plan.key}' is already used by memory {by_key['id']}")
+    async def _write(
+        self,
+        tx: Tx,
+        namespace: str,
+        data: SaveInput,
+        embeddings: dict[str, asyncio.Task[Vectors]],
+    ) -> tuple[SavePlan, _Written, Vectors | None]:
+        """One transaction: find the memory, plan, write it with its links and supersessions.
+        Changed text is embedded meanwhile (one task per text, kept across the driver's
+        retries); the transaction commits only once the embedding is done, so a failed
+        embedding writes nothing."""
+        found = await tx.run(
+            "memory_find_for_save", id=data.id or "", namespace=namespace, key=data.key or ""
+        )
+        plan = self._plan(namespace, data, found[0])
+        embedding = None
+        if plan.hash != plan.fields.get("previous_hash"):
+            text = plan.vector_text
+            if text not in embeddings:
+                embeddings[text] = asyncio.create_task(self.embedder.embed([text]))
+            embedding = embeddings[text]
+        pending = f"pending:{uuid.uuid4().hex}"
         rows = await tx.run(
             "memory_upsert",
+            pending=pending,
             id=plan.id,
             now=now_utc(),
             created_at=plan.created_at,
@@ -201,10 +188,16 @@ class MemorySaver:
             pairs = [(targets[link.target], link) for link in data.links]
             await tx.run("link_upsert", source_id=plan.id, now=now_utc(), links=link_rows(pairs))
         flagged = await self._supersede(tx, namespace, data.supersedes, plan.id)
+        vector = await embedding if embedding is not None else None  # its failure rolls back
         row = rows[0]
-        return _Written(
-            bool(row["vector_pending"]), bool(row["superseded"]), int(row["db_size_bytes"]), flagged
+        written = _Written(
+            bool(row["vector_pending"]),
+            bool(row["superseded"]),
+            int(row["db_size_bytes"]),
+            pending,
+            flagged,
         )
+        return plan, written, vector
 
     async def _supersede(
         self, tx: Tx, namespace: str, refs: Sequence[str], new_id: str

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
 
 from service.stores.graph_store import GraphStore
 
@@ -24,20 +23,23 @@ class SyncedMarks:
     def __init__(self, graph: GraphStore, delay_s: float = DELAY_S) -> None:
         self._graph = graph
         self._delay_s = delay_s
-        self._queued: dict[str, str] = {}  # memory id → content hash of the vector written
-        self._writing: dict[str, str] = {}
+        # memory id → (content hash of the vector written, the pending state its save set)
+        self._queued: dict[str, tuple[str, str]] = {}
+        self._writing: dict[str, tuple[str, str]] = {}
         self._flusher: asyncio.Task[None] | None = None
 
-    def add(self, items: Iterable[tuple[str, str]]) -> None:
-        """Queue (memory id, content hash) pairs whose vectors are in Qdrant."""
-        self._queued.update(items)
+    def add(self, memory_id: str, digest: str, state: str) -> None:
+        """Queue a memory whose vector (of content hash `digest`) is in Qdrant; its mark is
+        cleared only while Neo4j still holds the pending `state` its save wrote."""
+        self._queued[memory_id] = (digest, state)
         if self._queued and (self._flusher is None or self._flusher.done()):
             self._flusher = asyncio.create_task(self._flush_while_queued(), name="synced-marks")
 
     def holds(self, memory_id: str, digest: str) -> bool:
         """Whether Qdrant has this memory's vector for that content while Neo4j may still say
         pending (its mark is queued or being written)."""
-        return digest in (self._queued.get(memory_id), self._writing.get(memory_id))
+        held = (self._queued.get(memory_id), self._writing.get(memory_id))
+        return any(item is not None and item[0] == digest for item in held)
 
     async def _flush_while_queued(self) -> None:
         while self._queued:
@@ -51,7 +53,10 @@ class SyncedMarks:
         if not items:
             return 0
         self._writing = items
-        rows = [{"id": memory_id, "content_hash": digest} for memory_id, digest in items.items()]
+        rows = [
+            {"id": memory_id, "content_hash": digest, "state": state}
+            for memory_id, (digest, state) in items.items()
+        ]
         try:
             await self._graph.write("vector_mark_synced", items=rows)
         except Exception:

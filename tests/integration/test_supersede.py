@@ -16,6 +16,7 @@ from service.core.models import SaveInput
 from service.core.reconcile import Reconciler
 from service.core.retrieval import Retrieval
 from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
+from service.core.synced_marks import SyncedMarks
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore
@@ -173,6 +174,33 @@ async def test_reconcile_writes_the_superseded_flag_a_crash_left_out_of_qdrant(
     vector = await retrieval.search(namespace, SearchInput(query=OLD, mode="vector"))
     assert [r["key"] for r in vector["results"]] == ["db-host", "db-host-2"]
     await Reconciler(graph, edge_store, embedder).run()
+    vector = await retrieval.search(namespace, SearchInput(query=OLD, mode="vector"))
+    assert [r["key"] for r in vector["results"]] == ["db-host-2"]
+
+
+async def test_a_queued_synced_mark_never_clears_a_supersession_still_owed_to_qdrant(
+    memories: MemoryService,
+    retrieval: Retrieval,
+    graph: GraphStore,
+    edge_store: EdgeVectorStore,
+    namespace: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    service = MemoryService(memories.settings, graph, edge_store, memories.embedder)
+    service.saver.marks = SyncedMarks(graph, delay_s=60)  # db-host's mark stays queued
+    old = (await service.save(namespace, save_input("db-host", OLD)))["memory"]["id"]
+
+    async def qdrant_down(ids: Sequence[str], superseded: bool) -> None:
+        raise BackendUnavailable("qdrant", "down")
+
+    monkeypatch.setattr(edge_store, "set_superseded", qdrant_down)
+    with pytest.raises(BackendUnavailable):
+        await service.save(namespace, save_input("db-host-2", NEW, supersedes=["db-host"]))
+    monkeypatch.undo()
+    await service.close()  # writes db-host's queued mark: it must not clear the new one
+    pending = await graph.read("vector_pending", limit=100_000)
+    assert old in {row["id"] for row in pending}
+    await Reconciler(graph, edge_store, memories.embedder).run()  # writes the flag it owed
     vector = await retrieval.search(namespace, SearchInput(query=OLD, mode="vector"))
     assert [r["key"] for r in vector["results"]] == ["db-host-2"]
 
