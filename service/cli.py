@@ -204,7 +204,9 @@ def _index(settings: Settings, _: argparse.Namespace) -> int:
                 print(f"Building the HNSW index of the {name} vectors...", file=sys.stderr)
                 await engine.build_index()
                 status = await engine.status()
-                print(f"indexed {status.indexed} of {status.points} vectors", file=sys.stderr)
+                exact = status.points - status.indexed
+                note = f"; {exact} in small segments, searched exactly" if exact else ""
+                print(f"indexed {status.indexed} of {status.points} vectors{note}", file=sys.stderr)
 
     asyncio.run(run())
     return 0

@@ -16,6 +16,7 @@ import pytest
 import pytest_asyncio
 
 from service.config import EmbeddingSettings, Settings
+from service.core.context_index import ContextIndex
 from service.core.errors import BackendUnavailable, error_envelope
 from service.core.memories import MemoryService
 from service.core.models import SaveInput, embedding_text
@@ -174,9 +175,10 @@ async def test_a_save_the_embedder_fails_is_refused_with_nothing_written(
     assert [row["key"] for row in pending if row["namespace"] == namespace] == []
 
 
-async def test_retrieval_without_the_embedder_answers_from_keyword_kv_and_graph_with_warnings(
+async def test_retrieval_without_the_embedder_answers_from_the_other_channels_with_warnings(
     memories: MemoryService,
     retrieval: Retrieval,
+    context_index: ContextIndex,
     embedder_down: OpenAICompatibleEmbedder,
     namespace: str,
 ) -> None:
@@ -190,6 +192,7 @@ async def test_retrieval_without_the_embedder_answers_from_keyword_kv_and_graph_
         ),
     )
     await memories.save(namespace, save_input("cat", "The cat sleeps on the warm windowsill"))
+    await context_index.refresh_all()  # (a server on the same Neo4j may have done it already)
     down = Retrieval(
         retrieval.settings,
         memories.graph,
@@ -202,8 +205,8 @@ async def test_retrieval_without_the_embedder_answers_from_keyword_kv_and_graph_
     hybrid = await down.retrieve(namespace, RetrieveInput(query=query, sort_by="relevance"))
     vector = await down.retrieve(namespace, RetrieveInput(query=query, search_mode="vector"))
     assert [(r["key"], sorted(r["scores"])) for r in hybrid["results"]] == [
-        ("deploy-guide", ["keyword", "kv"]),
-        ("backups", ["graph"]),
+        ("deploy-guide", ["keyword", "keyword_context", "kv"]),
+        ("backups", ["keyword_context"]),  # a seed itself: the walk starts there
     ]
     assert sorted(hybrid["warnings"]) == [
         f"vector channel unavailable: {EMBEDDER_DOWN}",
