@@ -25,6 +25,11 @@ OLD = "The staging database runs on PostgreSQL 14 on host db-old"
 NEW = "The staging database moved to PostgreSQL 16 on host db-new"
 
 
+async def qdrant_down(ids: Sequence[str], superseded: bool) -> None:
+    """set_superseded of a vector engine that is down."""
+    raise BackendUnavailable("qdrant", "down")
+
+
 def save_input(key: str, content: str, **fields: Any) -> SaveInput:
     return SaveInput.model_validate({"key": key, "content": content, **fields})
 
@@ -164,9 +169,6 @@ async def test_reconcile_writes_the_superseded_flag_a_crash_left_out_of_qdrant(
 ) -> None:
     await memories.save(namespace, save_input("db-host", OLD))
 
-    async def qdrant_down(ids: Sequence[str], superseded: bool) -> None:
-        raise BackendUnavailable("qdrant", "down")
-
     monkeypatch.setattr(edge_store, "set_superseded", qdrant_down)
     with pytest.raises(BackendUnavailable):
         await memories.save(namespace, save_input("db-host-2", NEW, supersedes=["db-host"]))
@@ -189,9 +191,6 @@ async def test_a_queued_synced_mark_never_clears_a_supersession_still_owed_to_qd
     service = MemoryService(memories.settings, graph, edge_store, memories.embedder)
     service.saver.marks = SyncedMarks(graph, delay_s=60)  # db-host's mark stays queued
     old = (await service.save(namespace, save_input("db-host", OLD)))["memory"]["id"]
-
-    async def qdrant_down(ids: Sequence[str], superseded: bool) -> None:
-        raise BackendUnavailable("qdrant", "down")
 
     monkeypatch.setattr(edge_store, "set_superseded", qdrant_down)
     with pytest.raises(BackendUnavailable):
