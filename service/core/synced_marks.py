@@ -27,6 +27,7 @@ class SyncedMarks:
         self._queued: dict[str, tuple[str, str]] = {}
         self._writing: dict[str, tuple[str, str]] = {}
         self._flusher: asyncio.Task[None] | None = None
+        self._write_lock = asyncio.Lock()
 
     def add(self, memory_id: str, digest: str, state: str) -> None:
         """Queue a memory whose vector (of content hash `digest`) is in Qdrant; its mark is
@@ -47,8 +48,13 @@ class SyncedMarks:
             await self.flush()
 
     async def flush(self) -> int:
-        """Write every queued mark now; the number written. On a failure they stay pending in
-        Neo4j (reconcile finishes them) and the failure is logged."""
+        """Write every queued mark now, after any write already under way, so that every mark
+        queued before the call is written when it returns; the number this call wrote. On a
+        failure they stay pending in Neo4j (reconcile finishes them) and the failure is logged."""
+        async with self._write_lock:
+            return await self._write_queued()
+
+    async def _write_queued(self) -> int:
         items, self._queued = self._queued, {}
         if not items:
             return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -126,6 +127,33 @@ async def test_synced_marks_of_saves_are_written_together_after_the_saves_return
     monkeypatch.undo()
     assert writes == ["vector_mark_synced"]
     assert not ids & await pending_ids(graph)
+
+
+async def test_a_flush_returns_only_once_a_mark_write_already_under_way_is_done(
+    memories: MemoryService, namespace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    graph = memories.graph
+    service = MemoryService(memories.settings, graph, memories.vectors, memories.embedder)
+    service.saver.marks = SyncedMarks(graph, delay_s=0)
+    released = asyncio.Event()
+    write = graph.write
+
+    async def held(query: str, /, **params: Any) -> list[dict[str, Any]]:
+        if query == "vector_mark_synced":
+            await released.wait()
+        return await write(query, **params)
+
+    monkeypatch.setattr(graph, "write", held)
+    saved = (await service.save(namespace, save_input(key="held", content="held mark")))["memory"]
+    await asyncio.sleep(0.05)  # the background flusher has taken the mark and waits in its write
+    flushing = asyncio.create_task(service.saver.marks.flush())
+    await asyncio.sleep(0.05)
+    assert not flushing.done()
+    released.set()
+    assert await flushing == 0
+    monkeypatch.undo()
+    assert saved["id"] not in await pending_ids(graph)
+    await service.close()
 
 
 async def pending_ids(graph: GraphStore) -> set[str]:
