@@ -167,12 +167,28 @@ class FusionSettings(BaseModel):
     vector: float = Field(default=1.0, ge=0.0, description="Weight of the vector channel.")
     keyword: float = Field(default=0.25, ge=0.0, description="Weight of the keyword channel.")
     kv: float = Field(default=1.0, ge=0.0, description="Weight of the kv channel.")
-    vector_context: float = Field(default=1.0, ge=0.0, description="Weight of vector_context.")
-    keyword_context: float = Field(default=0.5, ge=0.0, description="Weight of keyword_context.")
+    vector_context: float = Field(default=0.5, ge=0.0, description="Weight of vector_context.")
+    keyword_context: float = Field(default=0.0, ge=0.0, description="Weight of keyword_context.")
     graph: float = Field(default=0.5, ge=0.0, description="Weight of graph evidence.")
     fetch: int = Field(default=50, ge=1, le=1000, description="Hits fetched per channel.")
     graph_seeds: int = Field(
         default=5, ge=0, le=100, description="Best hits the graph walk starts from."
+    )
+    vector_fetch: int = Field(
+        default=200,
+        ge=1,
+        le=1000,
+        description="Vector hits ranked by distinctness, of which the `fetch` best are fused.",
+    )
+    redundancy: float = Field(
+        default=0.75,
+        ge=0.0,
+        le=10.0,
+        description="Share of a vector hit's mean cosine to its most similar fellow hits taken "
+        "off its cosine when ranking it (0: rank by cosine).",
+    )
+    redundancy_neighbours: int = Field(
+        default=5, ge=1, le=100, description="Fellow hits the redundancy of a vector hit counts."
     )
 
 

@@ -8,13 +8,14 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from service.config import Settings
+from service.config import FusionSettings, Settings
 from service.core.fusion import keyword_score
 from service.core.query_cache import QueryVectorCache
+from service.core.redundancy import distinct_order
 from service.core.search_inputs import MemoryFilters, epoch_ms_or_none
 from service.stores.embeddings import Embedder
 from service.stores.graph_store import GraphStore, Row
-from service.stores.vector_store import VectorFilter, VectorStore
+from service.stores.vector_store import VectorFilter, VectorHit, VectorStore
 
 MAX_LUCENE_FETCH = 100_000
 QUERY_CACHE_SIZE = 256
@@ -134,11 +135,35 @@ class Channels:
     ) -> list[Hit]:
         """Cosine of the query embedding above `search.min_vector_score` (negatives clamp to 0),
         in the memories' vectors or another store (the context vectors)."""
+        hits = await self._vector_hits(namespace, query, flt, limit, store or self.vectors)
+        return cosine_hits(hits)
+
+    async def distinct_vector(
+        self, namespace: str, query: str, flt: MemoryFilters, fusion: FusionSettings
+    ) -> list[Hit]:
+        """The vector channel of hybrid: `fusion.vector_fetch` hits by cosine, ordered by
+        distinctness (service/core/redundancy.py), the `fusion.fetch` first; scores stay the
+        cosines."""
+        fetch = max(fusion.fetch, fusion.vector_fetch) if fusion.redundancy > 0 else fusion.fetch
+        hits = await self._vector_hits(namespace, query, flt, fetch, self.vectors, True)
+        if fusion.redundancy > 0:
+            hits = distinct_order(hits, fusion.redundancy, fusion.redundancy_neighbours)
+        return cosine_hits(hits[: fusion.fetch])
+
+    async def _vector_hits(
+        self,
+        namespace: str,
+        query: str,
+        flt: MemoryFilters,
+        limit: int,
+        store: VectorStore,
+        with_vectors: bool = False,
+    ) -> list[VectorHit]:
         vector = await self._query_vectors.get(query)
-        hits = await (store or self.vectors).search(
-            vector, vector_filter(flt, namespace), limit, self.settings.search.min_vector_score
+        threshold = self.settings.search.min_vector_score
+        return await store.search(
+            vector, vector_filter(flt, namespace), limit, threshold, with_vectors
         )
-        return [(hit.id, max(0.0, hit.score), hit.created_at_ms) for hit in hits]
 
     async def kv(self, namespace: str, query: str, flt: MemoryFilters, fetch: int) -> list[Hit]:
         """Keys equal to the query (1.0) or starting with it (0.9); query tokens equal to a key."""
@@ -292,6 +317,11 @@ def _kv_hits(rows: Sequence[Mapping[str, Any]]) -> list[Hit]:
         if row["id"] not in best or row["score"] > best[row["id"]][1]:
             best[row["id"]] = (row["id"], float(row["score"]), row["created_ms"])
     return sorted(best.values(), key=lambda hit: (-hit[1], hit[0]))
+
+
+def cosine_hits(hits: Sequence[VectorHit]) -> list[Hit]:
+    """Vector hits as channel hits: cosines below 0 count as 0."""
+    return [(hit.id, max(0.0, hit.score), hit.created_at_ms) for hit in hits]
 
 
 def vector_filter(flt: MemoryFilters, namespace: str) -> VectorFilter:

@@ -28,7 +28,6 @@ from service.core.memories import MemoryService
 from service.core.results import ContextItem, ContextResult, MemoryView
 from service.core.search_inputs import MemoryFilters, RetrieveInput, parse_sort_by
 from service.core.sorting import parse_sort_links
-from service.stores.vector_store import VectorStore
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -99,7 +98,7 @@ class ContextRetriever:
     ) -> dict[str, list[Hit]]:
         """The mode's channels concurrently (the lexical ones in one Neo4j round trip); a failing
         backend is skipped with a warning."""
-        fetch = self.settings.search.fusion.fetch
+        fusion = self.settings.search.fusion
         lucene = free_text_query(query, drop_question_words=True)
         context = self.channels.context_vectors
         wanted = [
@@ -107,21 +106,20 @@ class ContextRetriever:
             for name in CHANNELS_OF_MODE[mode]
             if self.weights.of(name) > 0 and (context is not None or name not in CONTEXT_CHANNELS)
         ]
-        vectors: dict[str, VectorStore | None] = {"vector": None, "vector_context": context}
+        lookups: dict[str, Callable[[], Awaitable[list[Hit]]]] = {
+            "vector": lambda: self.channels.vector(namespace, query, flt, fusion.fetch),
+            "vector_context": lambda: self.channels.vector(
+                namespace, query, flt, fusion.fetch, context
+            ),
+        }
+        if mode == "hybrid":
+            lookups["vector"] = lambda: self.channels.distinct_vector(namespace, query, flt, fusion)
         lexical = [name for name in wanted if name in LEXICAL_CHANNELS]
         async with asyncio.TaskGroup() as group:
             tasks = {
-                name: group.create_task(
-                    guarded(
-                        name,
-                        lambda store=vectors[name]: self.channels.vector(
-                            namespace, query, flt, fetch, store
-                        ),
-                        warnings,
-                    )
-                )
+                name: group.create_task(guarded(name, lookups[name], warnings))
                 for name in wanted
-                if name in vectors
+                if name in lookups
             }
             words = group.create_task(
                 self._lexical(namespace, query, lucene, flt, lexical, warnings)

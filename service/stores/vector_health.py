@@ -128,8 +128,9 @@ class SelfHealingVectorStore:
         flt: VectorFilter,
         limit: int,
         score_threshold: float | None = None,
+        with_vectors: bool = False,
     ) -> list[VectorHit]:
-        return await self.inner.search(vector, flt, limit, score_threshold)
+        return await self.inner.search(vector, flt, limit, score_threshold, with_vectors)
 
     async def count(self, namespace: str | None = None) -> int:
         return await self.inner.count(namespace)

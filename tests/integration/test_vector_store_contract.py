@@ -148,3 +148,16 @@ async def test_score_threshold_drops_weak_matches(store: VectorStore) -> None:
     await store.upsert([near, far])
     hits = await store.search(eye[0], VectorFilter("ns"), 10, score_threshold=0.5)
     assert [h.id for h in hits] == [near.id]
+
+
+async def test_a_search_brings_the_stored_vectors_only_when_asked(store: VectorStore) -> None:
+    eye = np.eye(384, dtype=np.float32)
+    stored = point(eye[0] * 0.6 + eye[1] * 0.8)
+    await store.upsert([stored])
+    plain = await store.search(eye[0], VectorFilter("ns"), 1)
+    assert plain[0].vector is None
+    hit = (await store.search(eye[0], VectorFilter("ns"), 1, with_vectors=True))[0]
+    assert hit.vector is not None
+    assert hit.vector.dtype == np.float32
+    np.testing.assert_allclose(hit.vector[:3], [0.6, 0.8, 0.0], atol=1e-6)
+    assert hit.score == pytest.approx(0.6, abs=1e-5)

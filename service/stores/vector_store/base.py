@@ -60,9 +60,12 @@ class VectorFilter:
 
 @dataclass(frozen=True)
 class VectorHit:
+    """A search hit; `vector` is the stored vector when the search asked for it."""
+
     id: str
     score: float
     created_at_ms: int | None = None
+    vector: npt.NDArray[np.float32] | None = None
 
 
 @dataclass
@@ -95,7 +98,10 @@ class VectorStore(Protocol):
         flt: VectorFilter,
         limit: int,
         score_threshold: float | None = None,
-    ) -> list[VectorHit]: ...
+        with_vectors: bool = False,
+    ) -> list[VectorHit]:
+        """Nearest points by cosine, best first; `with_vectors` brings their stored vectors."""
+        ...
 
     async def count(self, namespace: str | None = None) -> int: ...
 
@@ -116,6 +122,13 @@ def collection_name(model: str) -> str:
     """One collection per embedding model: `memories__<model>` with a safe model slug."""
     slug = "".join(ch if ch.isalnum() else "_" for ch in model.lower()).strip("_")
     return f"memories__{slug}"
+
+
+def dense(vectors: Any) -> npt.NDArray[np.float32] | None:
+    """The dense vector of a point's named vectors (`{name: list[float]}`), if it has one."""
+    if isinstance(vectors, dict) and VECTOR_NAME in vectors:
+        return np.asarray(vectors[VECTOR_NAME], dtype=np.float32)
+    return None
 
 
 def created_at_ms(payload: dict[str, Any] | None) -> int | None:

@@ -25,6 +25,7 @@ from service.stores.vector_store.base import (
     VectorHit,
     VectorPoint,
     created_at_ms,
+    dense,
 )
 
 log = logging.getLogger(__name__)
@@ -175,6 +176,7 @@ class EdgeVectorStore:
         flt: VectorFilter,
         limit: int,
         score_threshold: float | None = None,
+        with_vectors: bool = False,
     ) -> list[VectorHit]:
         request = edge.QueryRequest(
             limit=limit,
@@ -182,13 +184,17 @@ class EdgeVectorStore:
             filter=_edge_filter(flt),
             score_threshold=score_threshold,
             with_payload=["created_at"],
+            with_vector=[VECTOR_NAME] if with_vectors else False,
         )
         shard = self.shard
         try:
             points = shard.query(request)
         except Exception as exc:
             raise BackendUnavailable("qdrant", str(exc)) from exc
-        return [VectorHit(str(p.id), float(p.score), created_at_ms(p.payload)) for p in points]
+        return [
+            VectorHit(str(p.id), float(p.score), created_at_ms(p.payload), dense(p.vector))
+            for p in points
+        ]
 
     async def count(self, namespace: str | None = None) -> int:
         flt = (
@@ -260,11 +266,8 @@ def _flush_and_close(shard: edge.EdgeShard) -> None:
 
 def _named_vectors(records: Iterable[tuple[str, Any]]) -> dict[str, npt.NDArray[np.float32]]:
     """Point id → its dense vector, from records whose vector is `{name: list[float]}`."""
-    return {
-        point_id: np.asarray(vector[VECTOR_NAME], dtype=np.float32)
-        for point_id, vector in records
-        if isinstance(vector, dict) and VECTOR_NAME in vector
-    }
+    found = ((point_id, dense(vectors)) for point_id, vectors in records)
+    return {point_id: vector for point_id, vector in found if vector is not None}
 
 
 def _edge_filter(flt: VectorFilter) -> edge.Filter:

@@ -23,6 +23,7 @@ from service.stores.vector_store.base import (
     VectorHit,
     VectorPoint,
     created_at_ms,
+    dense,
 )
 
 log = logging.getLogger(__name__)
@@ -104,6 +105,7 @@ class ServerVectorStore:
         flt: VectorFilter,
         limit: int,
         score_threshold: float | None = None,
+        with_vectors: bool = False,
     ) -> list[VectorHit]:
         response = await self._call(
             self._client.query_points(
@@ -114,10 +116,12 @@ class ServerVectorStore:
                 limit=limit,
                 score_threshold=score_threshold,
                 with_payload=["created_at"],
+                with_vectors=[VECTOR_NAME] if with_vectors else False,
             )
         )
         return [
-            VectorHit(str(p.id), float(p.score), created_at_ms(p.payload)) for p in response.points
+            VectorHit(str(p.id), float(p.score), created_at_ms(p.payload), dense(p.vector))
+            for p in response.points
         ]
 
     async def count(self, namespace: str | None = None) -> int:
@@ -149,12 +153,8 @@ class ServerVectorStore:
                 self._collection, list(ids), with_payload=False, with_vectors=[VECTOR_NAME]
             )
         )
-        found: dict[str, npt.NDArray[np.float32]] = {}
-        for record in records:
-            vectors: Any = record.vector  # {name: list[float]}
-            if isinstance(vectors, dict) and VECTOR_NAME in vectors:
-                found[str(record.id)] = np.asarray(vectors[VECTOR_NAME], dtype=np.float32)
-        return found
+        found = ((str(record.id), dense(record.vector)) for record in records)
+        return {point_id: vector for point_id, vector in found if vector is not None}
 
     async def all_ids(self, batch: int = 1000) -> list[str]:
         ids: list[str] = []
