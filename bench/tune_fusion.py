@@ -35,14 +35,18 @@ from service.stores.vector_store import EdgeVectorStore, VectorStore
 
 NAMESPACE = "tune"
 GRID: dict[str, Sequence[Any]] = {
-    "k": (10, 30),
+    "k": (10,),
     "vector": (1.0,),
-    "keyword": (0.25, 0.5),
-    "vector_context": (0.75, 1.0),
-    "keyword_context": (0.25, 0.5),
-    "graph": (0.0, 0.5),
+    "keyword": (0.25,),
+    "vector_context": (0.5, 1.0),
+    "keyword_context": (0.0, 0.5),
+    "graph": (0.5,),
     "graph_seeds": (5,),
+    "vector_fetch": (200,),
+    "redundancy": (0.0, 0.5, 0.75, 1.0),
+    "redundancy_neighbours": (3, 5, 10),
 }
+
 MODES = ("vector", "keyword", "kv", "graph", "hybrid")
 VARIANTS = {
     "hybrid without graph evidence": {"graph": 0.0},
@@ -77,6 +81,13 @@ class CachedChannels(Channels):
         key = ("vector", query, limit, store is None)
         return await self._remember(key, lambda: super(CachedChannels, self).vector(
             namespace, query, flt, limit, store))  # fmt: skip
+
+    async def distinct_vector(self, namespace: str, query: str, flt: MemoryFilters,
+                              fusion: FusionSettings) -> list[Hit]:  # fmt: skip
+        key = ("distinct", query, fusion.fetch, fusion.vector_fetch, fusion.redundancy,
+               fusion.redundancy_neighbours)  # fmt: skip
+        return await self._remember(key, lambda: super(CachedChannels, self).distinct_vector(
+            namespace, query, flt, fusion))  # fmt: skip
 
     async def keyword(self, namespace: str, lucene: str | None, flt: MemoryFilters, fetch: int,
                       index_query: str = "search_fulltext") -> list[Hit]:  # fmt: skip

@@ -83,6 +83,7 @@ class FlakyEngine:
         flt: VectorFilter,
         limit: int,
         score_threshold: float | None = None,
+        with_vectors: bool = False,
     ) -> list[VectorHit]:
         return []
 
