@@ -205,8 +205,8 @@ async def test_retrieval_without_the_embedder_answers_from_the_other_channels_wi
     hybrid = await down.retrieve(namespace, RetrieveInput(query=query, sort_by="relevance"))
     vector = await down.retrieve(namespace, RetrieveInput(query=query, search_mode="vector"))
     assert [(r["key"], sorted(r["scores"])) for r in hybrid["results"]] == [
-        ("deploy-guide", ["keyword", "keyword_context", "kv"]),
-        ("backups", ["keyword_context"]),  # a seed itself: the walk starts there
+        ("deploy-guide", ["keyword", "kv"]),
+        ("backups", ["graph"]),  # one hop from deploy-guide
     ]
     assert sorted(hybrid["warnings"]) == [
         f"vector channel unavailable: {EMBEDDER_DOWN}",

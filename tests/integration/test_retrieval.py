@@ -302,10 +302,10 @@ async def test_hybrid_merges_channels_with_kv_and_graph(
         namespace, RetrieveInput(query="root", sort_by="relevance", max_hops=1)
     )
     first = result["results"][0]
-    # keyword (weight 0.25) and kv (1.0) rank it first, vector and the context channels do not
-    # find it: (0.25 + 1.0) / (1 + 0.25 + 1 + 1 + 0.5 + graph 0.5)
+    # keyword (weight 0.25) and kv (1.0) rank it first, vector and vector_context do not find
+    # it (keyword_context weighs 0 and does not run): (0.25 + 1.0) / (1 + 0.25 + 1 + 0.5 + 0.5)
     assert (first["key"], first["source"]) == ("root", "kv")
-    assert first["score"] == pytest.approx(1.25 / 4.25)
+    assert first["score"] == pytest.approx(1.25 / 3.25)
     assert first["scores"]["kv"] == 1.0
     one = next(r for r in result["results"] if r["key"] == "one")
     assert one["scores"]["graph"] == pytest.approx(1 / 1.5)
