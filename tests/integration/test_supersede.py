@@ -4,6 +4,7 @@ deleting the superseder restores them, and saves report their near-duplicates.""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,13 +13,13 @@ import pytest
 from service.core.bulk import BulkImporter
 from service.core.errors import BackendUnavailable, InvalidParameter, NotFound
 from service.core.memories import MemoryService
-from service.core.models import SaveInput
+from service.core.models import SaveInput, now_utc
 from service.core.reconcile import Reconciler
 from service.core.retrieval import Retrieval
 from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
 from service.core.synced_marks import SyncedMarks
 from service.stores.embeddings import LocalMiniLM
-from service.stores.graph_store import GraphStore
+from service.stores.graph_store import GraphStore, Tx
 from service.stores.vector_store import EdgeVectorStore
 
 OLD = "The staging database runs on PostgreSQL 14 on host db-old"
@@ -202,6 +203,27 @@ async def test_a_queued_synced_mark_never_clears_a_supersession_still_owed_to_qd
     await Reconciler(graph, edge_store, memories.embedder).run()  # writes the flag it owed
     vector = await retrieval.search(namespace, SearchInput(query=OLD, mode="vector"))
     assert [r["key"] for r in vector["results"]] == ["db-host-2"]
+
+
+async def test_a_synced_mark_racing_a_supersession_never_clears_its_pending_mark(
+    memories: MemoryService, graph: GraphStore, namespace: str
+) -> None:
+    service = MemoryService(memories.settings, graph, memories.vectors, memories.embedder)
+    service.saver.marks = SyncedMarks(graph, delay_s=60)  # both marks stay queued
+    old = (await service.save(namespace, save_input("db-host", OLD)))["memory"]["id"]
+    new = (await service.save(namespace, save_input("db-host-2", NEW)))["memory"]["id"]
+
+    async def supersede_while_marking(tx: Tx) -> asyncio.Task[int]:
+        await tx.run("memory_supersede", rows=[{"id": new, "old_ids": [old]}], now=now_utc())
+        marking = asyncio.create_task(service.saver.marks.flush())
+        await asyncio.sleep(0.3)  # the mark's statement reaches db-host before this commits
+        return marking
+
+    marking = await graph.transaction(supersede_while_marking)
+    assert await marking == 2
+    pending = {row["id"] for row in await graph.read("vector_pending", limit=100_000)}
+    assert (old in pending, new in pending) == (True, False)
+    await service.close()
 
 
 async def test_a_save_lists_its_near_duplicates_with_their_score(
