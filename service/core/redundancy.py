@@ -45,9 +45,9 @@ def fellow_similarity(
     with single_blas_thread():
         cosines: npt.NDArray[np.float32] = matrix @ matrix.T
     np.fill_diagonal(cosines, -np.inf)
-    nearest = np.partition(cosines, -count, axis=1)[:, -count:]
-    for row, i in enumerate(present):
-        shares[i] = float(nearest[row].mean())
+    means = np.partition(cosines, -count, axis=1)[:, -count:].mean(axis=1)
+    for i, mean in zip(present, means.tolist(), strict=True):
+        shares[i] = mean
     return shares
 
 

@@ -7,6 +7,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from service.stores.vector_store.base import (
     created_at_ms,
     dense,
 )
+from service.stores.vector_store.recent import RecentVectors
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +43,8 @@ class EdgeVectorStore:
     Writes reach the engine's write-ahead log at once (they survive a killed process); the
     shard is flushed by an owned task at most `flush_s` after a write, not per write (a flush
     per write was 30% of a save's CPU). A failed flush makes `check()` fail until one succeeds.
+    Searches that want the hits' vectors take them from the `recent_vectors` last written or
+    read where they can (recent.py).
     """
 
     engine = "qdrant-edge"
@@ -52,6 +56,7 @@ class EdgeVectorStore:
         index_threshold: int = 2000,
         idle_s: float = 30.0,
         flush_s: float = 1.0,
+        recent_vectors: int = 20_000,
     ) -> None:
         self._path = path
         self._dimensions = dimensions
@@ -65,6 +70,7 @@ class EdgeVectorStore:
         self._dirty = False
         self._flush_error: str | None = None
         self._flusher: asyncio.Task[None] | None = None
+        self._recent = RecentVectors(recent_vectors)
 
     @property
     def shard(self) -> edge.EdgeShard:
@@ -75,6 +81,7 @@ class EdgeVectorStore:
     async def open(self) -> None:
         self._shard = await asyncio.to_thread(self._open_shard)
         self._flush_error, self._dirty = None, False
+        self._recent.clear()
         info = self._shard.info()
         self._unindexed = info.points_count - info.indexed_vectors_count
         self._indexer = asyncio.create_task(self._index_when_idle(), name="edge-hnsw-indexer")
@@ -132,10 +139,12 @@ class EdgeVectorStore:
         )
         await self._write(operation)
         self._unindexed += len(points)
+        self._recent.put((p.id, unit(p.vector)) for p in points)  # as the engine stores it
 
     async def delete(self, ids: Sequence[str]) -> None:
         if ids:
             await self._write(edge.UpdateOperation.delete_points(list(ids)))
+            self._recent.drop(ids)
 
     async def set_superseded(self, ids: Sequence[str], superseded: bool) -> None:
         if ids:
@@ -184,17 +193,27 @@ class EdgeVectorStore:
             filter=_edge_filter(flt),
             score_threshold=score_threshold,
             with_payload=["created_at"],
-            with_vector=[VECTOR_NAME] if with_vectors else False,
         )
         shard = self.shard
         try:
             points = shard.query(request)
         except Exception as exc:
             raise BackendUnavailable("qdrant", str(exc)) from exc
-        return [
-            VectorHit(str(p.id), float(p.score), created_at_ms(p.payload), dense(p.vector))
-            for p in points
-        ]
+        hits = [VectorHit(str(p.id), float(p.score), created_at_ms(p.payload)) for p in points]
+        if not with_vectors:
+            return hits
+        vectors = await self._stored_vectors([hit.id for hit in hits])
+        return [replace(hit, vector=vectors.get(hit.id)) for hit in hits]
+
+    async def _stored_vectors(self, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
+        """The recent ones from memory, the others read from the shard (and kept)."""
+        found = self._recent.get(ids)
+        missing = [point_id for point_id in ids if point_id not in found]
+        if missing:
+            read = await self.vectors_of(missing)
+            self._recent.put(read.items())
+            found.update(read)
+        return found
 
     async def count(self, namespace: str | None = None) -> int:
         flt = (
@@ -257,6 +276,12 @@ class EdgeVectorStore:
                 started = time.monotonic()
                 await self.build_index()
                 log.info("hnsw index built in %.1f s", time.monotonic() - started)
+
+
+def unit(vector: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """The vector scaled to length 1 (a cosine collection stores it so)."""
+    norm = float(np.linalg.norm(vector))
+    return (vector / norm if norm > 0 else vector).astype(np.float32)
 
 
 def _flush_and_close(shard: edge.EdgeShard) -> None:
