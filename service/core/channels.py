@@ -144,10 +144,11 @@ class Channels:
         """The vector channel of hybrid: `fusion.vector_fetch` hits by cosine, ordered by
         distinctness (service/core/redundancy.py), the `fusion.fetch` first; scores stay the
         cosines."""
-        fetch = max(fusion.fetch, fusion.vector_fetch) if fusion.redundancy > 0 else fusion.fetch
+        if fusion.redundancy <= 0:
+            return await self.vector(namespace, query, flt, fusion.fetch)
+        fetch = max(fusion.fetch, fusion.vector_fetch)
         hits = await self._vector_hits(namespace, query, flt, fetch, self.vectors, True)
-        if fusion.redundancy > 0:
-            hits = distinct_order(hits, fusion.redundancy, fusion.redundancy_neighbours)
+        hits = distinct_order(hits, fusion.redundancy, fusion.redundancy_neighbours)
         return cosine_hits(hits[: fusion.fetch])
 
     async def _vector_hits(

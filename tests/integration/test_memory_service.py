@@ -18,10 +18,10 @@ from service.core.errors import (
 )
 from service.core.memories import LinkFilter, MemoryService
 from service.core.models import SaveInput
-from service.core.synced_marks import SyncedMarks
 from service.stores.embeddings import LocalMiniLM, Vectors
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore, VectorFilter
+from tests.integration.marks import service_with_marks
 
 
 def save_input(**fields: Any) -> SaveInput:
@@ -105,8 +105,7 @@ async def test_synced_marks_of_saves_are_written_together_after_the_saves_return
     memories: MemoryService, namespace: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     graph = memories.graph
-    service = MemoryService(memories.settings, graph, memories.vectors, memories.embedder)
-    service.saver.marks = SyncedMarks(graph, delay_s=60)
+    service = service_with_marks(memories, delay_s=60)
     saved = [
         (await service.save(namespace, save_input(key=f"mark-{i}", content=f"text {i}")))["memory"]
         for i in range(3)
@@ -133,19 +132,19 @@ async def test_a_flush_returns_only_once_a_mark_write_already_under_way_is_done(
     memories: MemoryService, namespace: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     graph = memories.graph
-    service = MemoryService(memories.settings, graph, memories.vectors, memories.embedder)
-    service.saver.marks = SyncedMarks(graph, delay_s=0)
-    released = asyncio.Event()
+    service = service_with_marks(memories, delay_s=0)
+    entered, released = asyncio.Event(), asyncio.Event()
     write = graph.write
 
     async def held(query: str, /, **params: Any) -> list[dict[str, Any]]:
         if query == "vector_mark_synced":
+            entered.set()
             await released.wait()
         return await write(query, **params)
 
     monkeypatch.setattr(graph, "write", held)
     saved = (await service.save(namespace, save_input(key="held", content="held mark")))["memory"]
-    await asyncio.sleep(0.05)  # the background flusher has taken the mark and waits in its write
+    await entered.wait()  # the background flusher has taken the mark and waits in its write
     flushing = asyncio.create_task(service.saver.marks.flush())
     await asyncio.sleep(0.05)
     assert not flushing.done()

@@ -17,10 +17,10 @@ from service.core.models import SaveInput, now_utc
 from service.core.reconcile import Reconciler
 from service.core.retrieval import Retrieval
 from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
-from service.core.synced_marks import SyncedMarks
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore, Tx
 from service.stores.vector_store import EdgeVectorStore
+from tests.integration.marks import service_with_marks
 
 OLD = "The staging database runs on PostgreSQL 14 on host db-old"
 NEW = "The staging database moved to PostgreSQL 16 on host db-new"
@@ -189,8 +189,7 @@ async def test_a_queued_synced_mark_never_clears_a_supersession_still_owed_to_qd
     namespace: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    service = MemoryService(memories.settings, graph, edge_store, memories.embedder)
-    service.saver.marks = SyncedMarks(graph, delay_s=60)  # db-host's mark stays queued
+    service = service_with_marks(memories, delay_s=60)  # db-host's mark stays queued
     old = (await service.save(namespace, save_input("db-host", OLD)))["memory"]["id"]
 
     monkeypatch.setattr(edge_store, "set_superseded", qdrant_down)
@@ -208,8 +207,7 @@ async def test_a_queued_synced_mark_never_clears_a_supersession_still_owed_to_qd
 async def test_a_synced_mark_racing_a_supersession_never_clears_its_pending_mark(
     memories: MemoryService, graph: GraphStore, namespace: str
 ) -> None:
-    service = MemoryService(memories.settings, graph, memories.vectors, memories.embedder)
-    service.saver.marks = SyncedMarks(graph, delay_s=60)  # both marks stay queued
+    service = service_with_marks(memories, delay_s=60)  # both marks stay queued
     old = (await service.save(namespace, save_input("db-host", OLD)))["memory"]["id"]
     new = (await service.save(namespace, save_input("db-host-2", NEW)))["memory"]["id"]
 
