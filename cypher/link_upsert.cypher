@@ -1,18 +1,30 @@
-// Create or update LINK edges from one memory (one per source, target and type); new ones are
-// counted in the namespace's counters.
+// Create or update LINK edges from one memory (one per source, target and type) to targets
+// named by ref: a memory id, else a key of $namespace. New links are counted in the
+// namespace's counters. Returns the refs that name no memory, in the order given: the caller
+// rolls the transaction back when there are any.
 MATCH (source:Memory {id: $source_id})
 UNWIND $links AS link
-MATCH (target:Memory {id: link.target_id})
-OPTIONAL MATCH (source)-[old:LINK {type: link.type}]->(target)
-WITH source, target, link, old IS NULL AS created
-MERGE (source)-[r:LINK {type: link.type}]->(target)
-ON CREATE SET r.created_at = $now, r.seq = link.seq
-SET r.weight = link.weight, r.term = link.term,
-    source.context_state = 'pending', source.context_seq = coalesce(source.context_seq, 0) + 1,
-    target.context_state = 'pending', target.context_seq = coalesce(target.context_seq, 0) + 1
-WITH source, count(r) AS linked, sum(CASE WHEN created THEN 1 ELSE 0 END) AS added
-CALL (source, added) {
-  MERGE (s:NamespaceStats {namespace: source.namespace})
-  SET s.links = coalesce(s.links, 0) + added
+OPTIONAL MATCH (by_id:Memory {id: link.target})
+WHERE by_id.namespace = $namespace
+OPTIONAL MATCH (by_key:Memory {namespace: $namespace, key: link.target})
+WITH source, link, coalesce(by_id, by_key) AS target
+WITH source,
+     collect(CASE WHEN target IS NULL THEN link.target END) AS missing,
+     collect(CASE WHEN target IS NOT NULL THEN {link: link, target: target} END) AS found
+CALL (source, found) {
+  UNWIND found AS row
+  WITH source, row.link AS link, row.target AS target
+  OPTIONAL MATCH (source)-[old:LINK {type: link.type}]->(target)
+  WITH source, target, link, old IS NULL AS created
+  MERGE (source)-[r:LINK {type: link.type}]->(target)
+  ON CREATE SET r.created_at = $now, r.seq = link.seq
+  SET r.weight = link.weight, r.term = link.term,
+      source.context_state = 'pending', source.context_seq = coalesce(source.context_seq, 0) + 1,
+      target.context_state = 'pending', target.context_seq = coalesce(target.context_seq, 0) + 1
+  WITH source, sum(CASE WHEN created THEN 1 ELSE 0 END) AS added
+  CALL (source, added) {
+    MERGE (s:NamespaceStats {namespace: source.namespace})
+    SET s.links = coalesce(s.links, 0) + added
+  }
 }
-RETURN sum(linked) AS linked
+RETURN missing

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from service.config import Settings
@@ -18,13 +17,13 @@ from service.core.errors import (
     MemoryDisabled,
     NotFound,
 )
+from service.core.hydration import LinkFilter, views_in_order
 from service.core.lifecycle import Lifecycle, remove_memories
 from service.core.models import (
     LinkSpec,
     SaveInput,
     UpdateInput,
     link_view,
-    memory_view,
     now_utc,
 )
 from service.core.results import (
@@ -39,20 +38,11 @@ from service.core.save_plan import (
     link_rows,
 )
 from service.core.saving import MemorySaver
-from service.core.sorting import filter_links, sort_links
 from service.stores.embeddings import Embedder
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import VectorStore
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class LinkFilter:
-    """Which links a response carries (applied before sorting)."""
-
-    types: tuple[str, ...] = ()
-    min_weight: float | None = None
 
 
 class MemoryService:
@@ -78,7 +68,6 @@ class MemoryService:
             vectors,
             embedder,
             context_vectors,
-            hydrate=lambda namespace, ids, sort: self._hydrate(namespace, ids, sort),
             cleanup=lambda namespace, keep: self.lifecycle.cleanup(namespace, keep=keep),
         )
 
@@ -172,7 +161,7 @@ class MemoryService:
             tracked = access[row["memory"]["id"]]
             row["memory"]["accessed_at"] = tracked["accessed_at"]
             row["memory"]["access_count"] = tracked["access_count"]
-        memories = _views_in_order(rows, wanted, sort, link_filter)
+        memories = views_in_order(rows, wanted, sort, link_filter)
         return {"success": True, "memories": memories, "missing": missing}
 
     async def get_one(self, namespace: str, ref: str, sort: bool = True) -> GetOneResult:
@@ -190,7 +179,7 @@ class MemoryService:
         link_filter: LinkFilter | None = None,
     ) -> list[MemoryView]:
         rows = await self.graph.read("memory_hydrate", ids=list(ids), namespace=namespace)
-        return _views_in_order(rows, list(ids), sort, link_filter)
+        return views_in_order(rows, list(ids), sort, link_filter)
 
     async def hydrate(
         self,
@@ -243,7 +232,11 @@ class MemoryService:
             return {"success": True, "removed": True, "link": link_view(rows[0]["link"])}
         spec = LinkSpec(id=target_id, weight=weight, type=link_type, term=term)
         await self.graph.write(
-            "link_upsert", source_id=source_id, now=now_utc(), links=link_rows([(target_id, spec)])
+            "link_upsert",
+            source_id=source_id,
+            namespace=namespace,
+            now=now_utc(),
+            links=link_rows([spec]),
         )
         rows = await self.graph.read(
             "link_get", source_id=source_id, target_id=target_id, type=link_type
@@ -263,32 +256,3 @@ class MemoryService:
         )
         deleted = [row["id"] for row in rows]
         return {"success": True, "deleted": len(deleted), "missing": missing}
-
-
-def _link_row(values: Sequence[Any]) -> dict[str, Any]:
-    """A link as memory_hydrate returns it (a list: cheaper to transfer than a map)."""
-    target_id, key, link_type, term, weight, score, summary, created_ms = values
-    return {
-        "id": target_id,
-        "key": key,
-        "type": link_type,
-        "term": term,
-        "weight": weight,
-        "score": score,
-        "summary": summary,
-        "created_at": created_ms,
-    }
-
-
-def _views_in_order(
-    rows: Sequence[dict[str, Any]],
-    ids: Sequence[str],
-    sort: bool,
-    link_filter: LinkFilter | None,
-) -> list[MemoryView]:
-    flt = link_filter or LinkFilter()
-    by_id: dict[str, MemoryView] = {}
-    for row in rows:
-        links = filter_links(map(_link_row, row["links"]), flt.types, flt.min_weight)
-        by_id[row["memory"]["id"]] = memory_view(row["memory"], sort_links(links, sort))
-    return [by_id[memory_id] for memory_id in ids if memory_id in by_id]

@@ -196,16 +196,17 @@ def existing_target(
     return by_key
 
 
-def link_rows(pairs: Sequence[tuple[str, LinkSpec]]) -> list[dict[str, Any]]:
-    """link_upsert rows; `seq` keeps creation order within one call."""
+def link_rows(links: Sequence[LinkSpec]) -> list[dict[str, Any]]:
+    """link_upsert rows, each target by ref (id or key); `seq` keeps creation order within one
+    call."""
     base = time.time_ns() // 1000 * 1000
     return [
         {
-            "target_id": target_id,
+            "target": spec.target,
             "type": spec.type,
             "weight": spec.weight,
             "term": spec.term,
             "seq": base + index,
         }
-        for index, (target_id, spec) in enumerate(pairs)
+        for index, spec in enumerate(links)
     ]

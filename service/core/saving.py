@@ -15,6 +15,7 @@ import numpy.typing as npt
 
 from service.config import Settings
 from service.core.errors import BackendUnavailable, Conflict, NotFound
+from service.core.hydration import views_in_order
 from service.core.models import SaveInput, now_utc
 from service.core.results import MemoryView, SaveResult, SimilarMemory
 from service.core.save_plan import (
@@ -34,7 +35,6 @@ from service.stores.vector_store import VectorFilter, VectorPoint, VectorStore
 
 SIMILAR_LIMIT = 10
 
-Hydrate = Callable[[str, Sequence[str], bool], Awaitable[list[MemoryView]]]
 Cleanup = Callable[[str, Sequence[str]], Awaitable[object]]
 
 
@@ -46,6 +46,7 @@ class _Written:
     superseded: bool
     db_size_bytes: int
     pending_state: str  # what marks this save's vector pending in Neo4j
+    memory: MemoryView  # the memory as this transaction stored it
     flagged: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
 
 
@@ -59,7 +60,6 @@ class MemorySaver:
         vectors: VectorStore,
         embedder: Embedder,
         context_vectors: VectorStore | None,
-        hydrate: Hydrate,
         cleanup: Cleanup,
     ) -> None:
         self.settings = settings
@@ -67,7 +67,6 @@ class MemorySaver:
         self.vectors = vectors
         self.embedder = embedder
         self.context_vectors = context_vectors
-        self._hydrate = hydrate
         self._cleanup = cleanup
         self.marks = SyncedMarks(graph)
 
@@ -87,7 +86,7 @@ class MemorySaver:
         self, namespace: str, plan: SavePlan, written: _Written, vector: Vectors | None
     ) -> SaveResult:
         """Qdrant after Neo4j: the vector, the superseded flags, the pending marks cleared;
-        then the memory as stored, its near-duplicates, and an LRU cleanup when over budget.
+        then the near-duplicates, and an LRU cleanup when over budget.
         Unchanged text is not embedded again: its stored vector finds the near-duplicates."""
         if self.marks.holds(plan.id, plan.hash):  # saved again before its mark was written
             written = replace(written, vector_pending=False)
@@ -98,14 +97,12 @@ class MemorySaver:
         await flag_vectors(self.graph, stores, written.flagged, superseded=True)
         if written.vector_pending:
             self.marks.add(plan.id, plan.hash, written.pending_state)
-        memories, similar = await asyncio.gather(
-            self._hydrate(namespace, [plan.id], True), self._similar(namespace, plan, own)
-        )
+        similar = await self._similar(namespace, plan, own)
         if written.db_size_bytes > self.settings.memory.max_size_bytes:  # LRU down to 85%
             await self._cleanup(namespace, [plan.id])
         return {
             "success": True,
-            "memory": memories[0],
+            "memory": written.memory,
             "created": plan.created,
             "similar": similar,
         }
@@ -156,10 +153,10 @@ class MemorySaver:
         data: SaveInput,
         embeddings: dict[str, asyncio.Task[Vectors]],
     ) -> tuple[SavePlan, _Written, Vectors | None]:
-        """One transaction: find the memory, plan, write it with its links and supersessions.
-        Changed text is embedded meanwhile (one task per text, kept across the driver's
-        retries); the transaction commits only once the embedding is done, so a failed
-        embedding writes nothing."""
+        """One transaction: find the memory, plan, write it with its links and supersessions,
+        and read it back as stored (the save's answer). Changed text is embedded meanwhile
+        (one task per text, kept across the driver's retries); the transaction commits only
+        once the embedding is done, so a failed embedding writes nothing."""
         found = await tx.run(
             "memory_find_for_save", id=data.id or "", namespace=namespace, key=data.key or ""
         )
@@ -180,14 +177,18 @@ class MemorySaver:
             content_hash=plan.hash,
             **stored_fields(plan),
         )
-        if data.links:
-            targets = await _resolve_in(tx, namespace, [link.target for link in data.links])
-            missing = [link.target for link in data.links if link.target not in targets]
-            if missing:
+        if data.links:  # unknown targets raise, and the transaction writes nothing
+            linked = await tx.run(
+                "link_upsert",
+                source_id=plan.id,
+                namespace=namespace,
+                now=now_utc(),
+                links=link_rows(data.links),
+            )
+            if missing := linked[0]["missing"]:
                 raise NotFound(f"Link target(s) not found: {', '.join(dict.fromkeys(missing))}")
-            pairs = [(targets[link.target], link) for link in data.links]
-            await tx.run("link_upsert", source_id=plan.id, now=now_utc(), links=link_rows(pairs))
         flagged = await self._supersede(tx, namespace, data.supersedes, plan.id)
+        stored = await tx.run("memory_hydrate", ids=[plan.id], namespace=namespace)
         vector = await embedding if embedding is not None else None  # its failure rolls back
         row = rows[0]
         written = _Written(
@@ -195,6 +196,7 @@ class MemorySaver:
             bool(row["superseded"]),
             int(row["db_size_bytes"]),
             pending,
+            views_in_order(stored, [plan.id], sort=True)[0],
             flagged,
         )
         return plan, written, vector

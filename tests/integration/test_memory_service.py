@@ -214,6 +214,26 @@ async def test_unknown_link_targets_refuse_the_whole_save(
     assert result["missing"] == ["new"]
 
 
+async def test_link_targets_resolve_by_id_or_key_only_within_the_namespace(
+    memories: MemoryService, namespace: str
+) -> None:
+    by_id = await memories.save(namespace, save_input(key="by-id"))
+    await memories.save(namespace, save_input(key="by-key"))
+    elsewhere = await memories.save(f"{namespace}-other", save_input(key="foreign"))
+    foreign_id = elsewhere["memory"]["id"]
+    with pytest.raises(NotFound) as caught:
+        await memories.save(
+            namespace, save_input(key="src", links=[{"id": foreign_id}, {"key": "foreign"}])
+        )
+    assert caught.value.message == f"Link target(s) not found: {foreign_id}, foreign"
+    saved = await memories.save(
+        namespace,
+        save_input(key="src", links=[{"id": by_id["memory"]["id"]}, {"key": "by-key"}]),
+    )
+    assert sorted(link["key"] for link in saved["memory"]["links"]) == ["by-id", "by-key"]
+    assert (await memories.lifecycle.stats(namespace))["linkCount"] == 2
+
+
 async def test_link_updates_weight_and_term_then_removes(
     memories: MemoryService, namespace: str
 ) -> None:

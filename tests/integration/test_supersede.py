@@ -222,6 +222,9 @@ async def test_a_synced_mark_racing_a_supersession_never_clears_its_pending_mark
     pending = {row["id"] for row in await graph.read("vector_pending", limit=100_000)}
     assert (old in pending, new in pending) == (True, False)
     await service.close()
+    await Reconciler(graph, service.vectors, service.embedder).run()  # writes the owed flag
+    pending = {row["id"] for row in await graph.read("vector_pending", limit=100_000)}
+    assert old not in pending
 
 
 async def test_a_save_lists_its_near_duplicates_with_their_score(

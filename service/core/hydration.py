@@ -1,0 +1,49 @@
+"""Memories as clients see them, from memory_hydrate rows: links filtered, then ordered."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from service.core.models import memory_view
+from service.core.results import MemoryView
+from service.core.sorting import filter_links, sort_links
+
+
+@dataclass(frozen=True)
+class LinkFilter:
+    """Which links a response carries (applied before sorting)."""
+
+    types: tuple[str, ...] = ()
+    min_weight: float | None = None
+
+
+def link_row(values: Sequence[Any]) -> dict[str, Any]:
+    """A link as memory_hydrate returns it (a list: cheaper to transfer than a map)."""
+    target_id, key, link_type, term, weight, score, summary, created_ms = values
+    return {
+        "id": target_id,
+        "key": key,
+        "type": link_type,
+        "term": term,
+        "weight": weight,
+        "score": score,
+        "summary": summary,
+        "created_at": created_ms,
+    }
+
+
+def views_in_order(
+    rows: Sequence[dict[str, Any]],
+    ids: Sequence[str],
+    sort: bool,
+    link_filter: LinkFilter | None = None,
+) -> list[MemoryView]:
+    """The memories of `ids` that the rows hold, in that order (missing ones left out)."""
+    flt = link_filter or LinkFilter()
+    by_id: dict[str, MemoryView] = {}
+    for row in rows:
+        links = filter_links(map(link_row, row["links"]), flt.types, flt.min_weight)
+        by_id[row["memory"]["id"]] = memory_view(row["memory"], sort_links(links, sort))
+    return [by_id[memory_id] for memory_id in ids if memory_id in by_id]
