@@ -66,6 +66,7 @@ async def test_crash_inside_a_save_is_finished_by_reconcile(
     namespace: str,
     tmp_path: Path,
 ) -> None:
+    await reconcile(memories)  # what earlier tests left pending (reconcile is global)
     acknowledged = crash(graph.uri, tmp_path / "edge", namespace, "save")
     async with reopened(memories, embedder, tmp_path / "edge") as (service, vectors):
         in_flight = (await service.resolve(namespace, keys=["in-flight"]))["in-flight"]
@@ -84,6 +85,7 @@ async def test_crash_inside_a_delete_leaves_no_orphan_vector_after_reconcile(
     namespace: str,
     tmp_path: Path,
 ) -> None:
+    await reconcile(memories)  # what earlier tests left pending (reconcile is global)
     deleted = crash(graph.uri, tmp_path / "edge", namespace, "delete")
     async with reopened(memories, embedder, tmp_path / "edge") as (service, vectors):
         assert await service.resolve(namespace, keys=["acknowledged"]) == {}
