@@ -150,7 +150,7 @@ async def measure(settings: Settings, dataset: Dataset, split: str) -> dict[str,
     questions = list(iter_split(dataset, split))
     async with (
         app.router.lifespan_context(app),
-        httpx.AsyncClient(transport=transport, base_url="http://bench", timeout=120) as client,
+        httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1", timeout=120) as client,
     ):
         seconds = await ingest(client, dataset.turns)
         ranks, latency = await rank_all(client, questions)
