@@ -81,14 +81,20 @@ class LocalMiniLM:
         self._lock = asyncio.Lock()
 
     def embed_sync(self, texts: Sequence[str]) -> Vectors:
-        """Embed in batches on the calling thread."""
+        """Embed in batches on the calling thread, in the order given. Texts of similar length
+        share a batch, so a batch pads little (every batch is padded to its longest text; the
+        padding is masked out, so the vectors are the same as one text at a time)."""
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        by_length = [texts[i] for i in order]
         parts = [
-            self._embed_batch(texts[i : i + self._batch_size])
-            for i in range(0, len(texts), self._batch_size)
+            self._embed_batch(by_length[i : i + self._batch_size])
+            for i in range(0, len(by_length), self._batch_size)
         ]
-        return np.concatenate(parts, axis=0)
+        vectors = np.empty((len(texts), self.dimensions), dtype=np.float32)
+        vectors[order] = np.concatenate(parts, axis=0)
+        return vectors
 
     def _embed_batch(self, texts: Sequence[str]) -> Vectors:
         encodings = self._tokenizer.encode_batch(list(texts))

@@ -1,0 +1,30 @@
+"""The local embedder batches texts by length and answers in the order it was given."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from service.stores.embeddings import LocalMiniLM
+
+TEXTS = [
+    "Neo4j stores the memories and the weighted links between them, while Qdrant keeps "
+    "their vectors; a sentence-embedding model turns every memory's text into a vector.",
+    "cats",
+    "The backup runs every night at two and keeps seven days.",
+    "ok",
+    "A much longer note about the release: the fused relevance replaced the highest raw "
+    "channel score, the context index refreshes in the background, and saves answer with "
+    "the memory as their own transaction stored it.",
+]
+
+
+def test_batches_of_mixed_lengths_give_each_text_its_own_vector_in_order() -> None:
+    embedder = LocalMiniLM(batch_size=2)
+    one_at_a_time = np.stack([embedder.embed_sync([text])[0] for text in TEXTS])
+
+    batched = embedder.embed_sync(TEXTS)
+
+    assert batched.shape == (5, 384)
+    assert np.allclose(batched, one_at_a_time, atol=1e-5)
+    nearest = (batched @ one_at_a_time.T).argmax(axis=1)
+    assert nearest.tolist() == [0, 1, 2, 3, 4]
