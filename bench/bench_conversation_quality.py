@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 
-from bench.common import RESULTS, local_neo4j, summary
+from bench.common import RESULTS, local_neo4j, summary, wait_context
 from bench.conversation_facts import QTYPES
 from bench.conversations import SEED, Dataset, Question, Turn, generate, iter_split
 from service.config import Neo4jSettings, Settings, load_settings
@@ -144,7 +144,8 @@ def first_hits(questions: Sequence[Question], ranks: dict[str, Ranks]) -> list[d
 
 
 async def measure(settings: Settings, dataset: Dataset, split: str) -> dict[str, Any]:
-    """Ingest every conversation through the API, then ask the split's questions in every mode."""
+    """Ingest every conversation through the API, wait until every contextual text is indexed
+    (as a later question would find it), then ask the split's questions in every mode."""
     app = _create_app(settings)
     transport = httpx.ASGITransport(app=app)
     questions = list(iter_split(dataset, split))
@@ -153,6 +154,7 @@ async def measure(settings: Settings, dataset: Dataset, split: str) -> dict[str,
         httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1", timeout=120) as client,
     ):
         seconds = await ingest(client, dataset.turns)
+        drained = await wait_context(settings.neo4j.uri, timeout_s=3600)
         ranks, latency = await rank_all(client, questions)
     splits = ("tune", "heldout", "all") if split == "all" else (split,)
     return {
@@ -160,6 +162,7 @@ async def measure(settings: Settings, dataset: Dataset, split: str) -> dict[str,
             "turns": len(dataset.turns),
             "seconds": round(seconds, 1),
             "turns_per_s": round(len(dataset.turns) / seconds, 1),
+            "context_drain_s": round(drained, 1),
         },
         "latency_ms": {mode: summary(samples) for mode, samples in latency.items()},
         "splits": {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import platform
@@ -66,6 +67,21 @@ def write_results(name: str, results: dict[str, Any]) -> Path:
     path.write_text(json.dumps(payload, indent=2) + "\n")
     print(json.dumps(payload, indent=2))
     return path
+
+
+async def wait_context(neo4j_uri: str, timeout_s: float) -> float:
+    """Seconds until the service's background context indexer has nothing pending."""
+    settings = load_settings()
+    graph = GraphStore(settings.neo4j, neo4j_uri, CypherLibrary())
+    started = time.perf_counter()
+    try:
+        while (await graph.read("context_backlog", namespace=None))[0]["backlog"]:
+            if time.perf_counter() - started > timeout_s:
+                raise RuntimeError("the context backlog did not drain in time")
+            await asyncio.sleep(1)
+    finally:
+        await graph.close()
+    return time.perf_counter() - started
 
 
 @contextmanager

@@ -25,13 +25,12 @@ from typing import Any, TypeVar
 import httpx
 
 from bench import perf_http as h
-from bench.common import RESULTS, local_neo4j, service_env, service_process
+from bench.common import RESULTS, local_neo4j, service_env, service_process, wait_context
 from bench.perf_corpus import Memory, corpus, queries
 from bench.perf_floor import measure_floor
 from bench.perf_report import chart, load_results, table, update_doc
-from service.config import Neo4jSettings, load_settings
+from service.config import Neo4jSettings
 from service.stores.embeddings import LocalMiniLM
-from service.stores.graph_store import CypherLibrary, GraphStore
 from service.stores.vector_store import EdgeVectorStore, collection_name
 
 CHUNK = 500
@@ -88,21 +87,6 @@ def load_hub(client: httpx.Client) -> None:
         [{"key": "hub", "content": "a memory with 1,000 links", "links": links}],
         HUB_NAMESPACE,
     )
-
-
-async def wait_context(neo4j_uri: str, timeout_s: float) -> float:
-    """Seconds until the service's background context indexer has nothing pending."""
-    settings = load_settings()
-    graph = GraphStore(settings.neo4j, neo4j_uri, CypherLibrary())
-    started = time.perf_counter()
-    try:
-        while (await graph.read("context_backlog", namespace=None))[0]["backlog"]:
-            if time.perf_counter() - started > timeout_s:
-                raise RuntimeError("the context backlog did not drain in time")
-            await asyncio.sleep(1)
-    finally:
-        await graph.close()
-    return time.perf_counter() - started
 
 
 def build_indexes(neo4j: Neo4jSettings, folder: Path) -> float:
