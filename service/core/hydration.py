@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from service.core.models import memory_view
-from service.core.results import MemoryView
+from service.core.models import link_of, memory_view
+from service.core.results import LinkView, MemoryView
 from service.core.sorting import filter_links, sort_links
 
 
@@ -20,18 +20,9 @@ class LinkFilter:
 
 
 def link_row(values: Sequence[Any]) -> dict[str, Any]:
-    """A link as memory_hydrate returns it (a list: cheaper to transfer than a map)."""
-    target_id, key, link_type, term, weight, score, summary, created_ms = values
-    return {
-        "id": target_id,
-        "key": key,
-        "type": link_type,
-        "term": term,
-        "weight": weight,
-        "score": score,
-        "summary": summary,
-        "created_at": created_ms,
-    }
+    """A link as clients see it (§1), from the list memory_hydrate returns (cheaper to transfer
+    than a map); it carries every field that filtering and sorting read."""
+    return cast(dict[str, Any], link_of(*values))
 
 
 def views_in_order(
@@ -45,5 +36,6 @@ def views_in_order(
     by_id: dict[str, MemoryView] = {}
     for row in rows:
         links = filter_links(map(link_row, row["links"]), flt.types, flt.min_weight)
-        by_id[row["memory"]["id"]] = memory_view(row["memory"], sort_links(links, sort))
+        views = cast(list[LinkView], sort_links(links, sort))
+        by_id[row["memory"]["id"]] = memory_view(row["memory"], views)
     return [by_id[memory_id] for memory_id in ids if memory_id in by_id]

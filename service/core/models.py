@@ -11,6 +11,7 @@ import re
 import time
 import unicodedata
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Annotated, Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
@@ -227,15 +228,21 @@ def iso_ms(value: datetime | int | None) -> str | None:
         return None
     millis = value if isinstance(value, int) else epoch_ms(value)
     seconds, ms = divmod(millis, 1000)
+    return f"{_iso_second(seconds)}.{ms:03d}Z"
+
+
+@lru_cache(maxsize=4096)
+def _iso_second(seconds: int) -> str:
+    """`YYYY-MM-DDTHH:MM:SS` of an epoch second in UTC. Cached: the links one save writes share
+    their second, and a memory's links are formatted on every read of it."""
     t = time.gmtime(seconds)
-    return "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ" % (  # noqa: UP031 - hot path
+    return "%04d-%02d-%02dT%02d:%02d:%02d" % (  # noqa: UP031 - hot path
         t.tm_year,
         t.tm_mon,
         t.tm_mday,
         t.tm_hour,
         t.tm_min,
         t.tm_sec,
-        ms,
     )
 
 
@@ -252,22 +259,45 @@ def now_utc() -> datetime:
 
 
 def link_view(link: dict[str, Any]) -> LinkView:
+    """A Link as clients see it (§1), from a stored link's map."""
+    return link_of(
+        link["id"],
+        link["key"],
+        link["type"],
+        link.get("term"),
+        link["weight"],
+        link.get("score"),
+        link.get("summary"),
+        link.get("created_at"),
+    )
+
+
+def link_of(
+    target_id: str,
+    key: str,
+    link_type: str,
+    term: str | None,
+    weight: float,
+    score: float | None,
+    summary: str | None,
+    created: datetime | int | None,
+) -> LinkView:
     """A Link as clients see it (§1): the target's id/key/summary/score and the edge's fields."""
     return {
-        "id": link["id"],
-        "key": link["key"],
-        "type": link["type"],
-        "term": link.get("term"),
-        "weight": link["weight"],
-        "score": link.get("score"),
-        "combined_score": round(combined_score(link["weight"], link.get("score")), 4),
-        "summary": link.get("summary"),
-        "created_at": iso_ms(link.get("created_at")),
+        "id": target_id,
+        "key": key,
+        "type": link_type,
+        "term": term,
+        "weight": weight,
+        "score": score,
+        "combined_score": round(combined_score(weight, score), 4),
+        "summary": summary,
+        "created_at": iso_ms(created),
     }
 
 
-def memory_view(memory: dict[str, Any], links: list[dict[str, Any]]) -> MemoryView:
-    """A full Memory (§1) from a stored row and its already filtered and ordered links."""
+def memory_view(memory: dict[str, Any], links: list[LinkView]) -> MemoryView:
+    """A full Memory (§1) from a stored row and its links, already filtered and ordered."""
     metadata = memory.get("metadata_json")
     return {
         "id": memory["id"],
@@ -288,5 +318,5 @@ def memory_view(memory: dict[str, Any], links: list[dict[str, Any]]) -> MemoryVi
         "superseded_by": memory.get("superseded_by"),
         "superseded_at": iso_ms(memory.get("superseded_at")),
         "supersedes": [old_id for _, old_id in sorted(memory.get("supersedes") or [])],
-        "links": [link_view(link) for link in links],
+        "links": links,
     }

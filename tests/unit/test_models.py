@@ -61,6 +61,18 @@ def test_timestamps_render_in_utc_with_milliseconds() -> None:
     assert iso_ms(-1) == "1969-12-31T23:59:59.999Z"
 
 
+def test_timestamps_of_one_second_keep_their_own_milliseconds() -> None:
+    second = 1768046400000  # the formatted second is cached: only the milliseconds differ
+    shown = [iso_ms(second + ms) for ms in (0, 7, 999, 1000)]
+    assert shown == [
+        "2026-01-10T12:00:00.000Z",
+        "2026-01-10T12:00:00.007Z",
+        "2026-01-10T12:00:00.999Z",
+        "2026-01-10T12:00:01.000Z",
+    ]
+    assert iso_ms(-62135596800000) == "0001-01-01T00:00:00.000Z"
+
+
 def test_link_view_rounds_combined_score_to_four_decimals() -> None:
     view = link_view({"id": "i", "key": "k", "type": "related", "weight": 1 / 3, "score": 10})
     assert view["combined_score"] == 3.3333
