@@ -6,9 +6,8 @@ cleared; `service.core.reconcile` finishes whatever a crash left between the two
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.config import Settings
@@ -126,10 +125,7 @@ class MemoryService:
         """Ids of the refs that exist (in the order asked, once each) and the refs that don't."""
         self._check_batch(ids, keys)
         resolved = await self.resolve(namespace, ids=ids, keys=keys)
-        asked = [*ids, *keys]
-        missing = [ref for ref in dict.fromkeys(asked) if ref not in resolved]
-        wanted = list(dict.fromkeys(resolved[ref] for ref in asked if ref in resolved))
-        return wanted, missing
+        return in_order_asked([*ids, *keys], resolved)
 
     def _check_batch(self, ids: Sequence[str], keys: Sequence[str]) -> None:
         limit = self.settings.limits.max_batch
@@ -151,16 +147,12 @@ class MemoryService:
     ) -> GetResult:
         """Full memories by id or key, in the order asked; updates access tracking."""
         self.require_enabled()
-        wanted, missing = await self._asked(namespace, ids, keys)
-        touched, rows = await asyncio.gather(
-            self.graph.write("memory_touch", ids=wanted, namespace=namespace, now=now_utc()),
-            self.graph.read("memory_hydrate", ids=wanted, namespace=namespace),
+        self._check_batch(ids, keys)
+        rows = await self.graph.write(
+            "memory_get", ids=list(ids), keys=list(keys), namespace=namespace, now=now_utc()
         )
-        access = {row["id"]: row for row in touched}
-        for row in rows:
-            tracked = access[row["memory"]["id"]]
-            row["memory"]["accessed_at"] = tracked["accessed_at"]
-            row["memory"]["access_count"] = tracked["access_count"]
+        resolved = {ref: row["memory"]["id"] for row in rows for ref in row["refs"]}
+        wanted, missing = in_order_asked([*ids, *keys], resolved)
         memories = views_in_order(rows, wanted, sort, link_filter)
         return {"success": True, "memories": memories, "missing": missing}
 
@@ -256,3 +248,12 @@ class MemoryService:
         )
         deleted = [row["id"] for row in rows]
         return {"success": True, "deleted": len(deleted), "missing": missing}
+
+
+def in_order_asked(
+    asked: Sequence[str], resolved: Mapping[str, str]
+) -> tuple[list[str], list[str]]:
+    """Ids of the refs that resolved (in the order asked, once each) and the refs that did not."""
+    missing = [ref for ref in dict.fromkeys(asked) if ref not in resolved]
+    wanted = list(dict.fromkeys(resolved[ref] for ref in asked if ref in resolved))
+    return wanted, missing

@@ -308,6 +308,25 @@ async def test_get_returns_asked_order_updates_access_and_lists_missing(
     assert str(second["memories"][0]["accessed_at"]) >= str(first["memories"][0]["accessed_at"])
 
 
+async def test_get_counts_one_access_per_memory_and_an_id_wins_over_an_equal_key(
+    memories: MemoryService, namespace: str
+) -> None:
+    target = (await memories.save(namespace, save_input(key="target")))["memory"]
+    await memories.save(namespace, save_input(key=target["id"], content="named like an id"))
+
+    both_ways = await memories.get_one(namespace, target["id"])
+    named_twice = await memories.get(namespace, ids=[target["id"]], keys=["target", "target"])
+    by_key = await memories.get(namespace, keys=[target["id"]])
+
+    assert both_ways["memory"]["key"] == "target"
+    assert both_ways["memory"]["access_count"] == 1
+    assert [m["key"] for m in named_twice["memories"]] == ["target"]
+    assert named_twice["memories"][0]["access_count"] == 2
+    assert named_twice["missing"] == []
+    assert [m["content"] for m in by_key["memories"]] == ["named like an id"]
+    assert by_key["memories"][0]["access_count"] == 1
+
+
 async def test_namespaces_do_not_see_each_other(memories: MemoryService, namespace: str) -> None:
     await memories.save(namespace, save_input(key="private"))
     other = await memories.get(namespace + "-other", keys=["private"])

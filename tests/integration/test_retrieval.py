@@ -480,6 +480,7 @@ def operators(plan: dict[str, Any]) -> set[str]:
         ("graph_neighbors", {"frontier": ["x"], "namespace": "n", "limit": 10}),
         ("memory_resolve_refs", {"ids": ["x"], "keys": ["k"], "namespace": "n"}),
         ("memory_hydrate", {"ids": ["x"], "namespace": "n"}),
+        ("memory_get", {"ids": ["x"], "keys": ["k"], "namespace": "n", "now": None}),
         (
             "search_kv",
             {
