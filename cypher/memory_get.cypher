@@ -1,6 +1,7 @@
 // memory_get in one round trip: the memories of a namespace named by id ($ids) or by key
 // ($keys; a ref asked both ways that is a memory's id does not also resolve as a key), each
-// once with the refs that named it, its access tracking bumped, hydrated as memory_hydrate is.
+// once with the refs that named it, its access tracking bumped, hydrated as memory_hydrate is
+// (the same projection: a test compares the two views of one memory).
 CALL () {
   UNWIND $ids AS ref
   MATCH (m:Memory {id: ref})

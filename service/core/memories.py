@@ -223,16 +223,20 @@ class MemoryService:
             )
             return {"success": True, "removed": True, "link": link_view(rows[0]["link"])}
         spec = LinkSpec(id=target_id, weight=weight, type=link_type, term=term)
-        await self.graph.write(
+        linked = await self.graph.write(
             "link_upsert",
             source_id=source_id,
             namespace=namespace,
             now=now_utc(),
             links=link_rows([spec]),
         )
+        if not linked or linked[0]["missing"]:  # deleted since it was resolved
+            raise NotFound(f"Memory not found: {target if linked else source}")
         rows = await self.graph.read(
             "link_get", source_id=source_id, target_id=target_id, type=link_type
         )
+        if not rows:
+            raise NotFound(f"No '{link_type}' link from {source} to {target}")
         return {"success": True, "link": link_view(rows[0]["link"])}
 
     # -- delete ---------------------------------------------------------------------------

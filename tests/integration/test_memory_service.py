@@ -17,7 +17,8 @@ from service.core.errors import (
     PayloadTooLarge,
 )
 from service.core.memories import LinkFilter, MemoryService
-from service.core.models import SaveInput
+from service.core.models import LinkSpec, SaveInput, now_utc
+from service.core.save_plan import link_rows
 from service.stores.embeddings import LocalMiniLM, Vectors
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore, VectorFilter
@@ -325,6 +326,44 @@ async def test_get_counts_one_access_per_memory_and_an_id_wins_over_an_equal_key
     assert named_twice["missing"] == []
     assert [m["content"] for m in by_key["memories"]] == ["named like an id"]
     assert by_key["memories"][0]["access_count"] == 1
+
+
+async def test_get_and_search_hydration_show_a_memory_the_same_way(
+    memories: MemoryService, namespace: str
+) -> None:
+    await memories.save(namespace, save_input(key="t1", score=80))
+    await memories.save(namespace, save_input(key="t2"))
+    links = [{"key": "t2", "weight": 0.9, "term": "see"}, {"key": "t1", "type": "cites"}]
+    saved = (await memories.save(namespace, save_input(key="src", links=links)))["memory"]
+
+    got = (await memories.get(namespace, keys=["src"]))["memories"][0]
+    hydrated = (await memories.hydrate(namespace, [saved["id"]], sort=True))[saved["id"]]
+
+    access = ("accessed_at", "access_count")
+    assert {k: v for k, v in got.items() if k not in access} == {
+        k: v for k, v in hydrated.items() if k not in access
+    }
+    assert [(link["key"], link["combined_score"]) for link in got["links"]] == [
+        ("t2", 45.0),
+        ("t1", 40.0),
+    ]
+
+
+async def test_link_upsert_names_missing_targets_and_writes_nothing_without_its_source(
+    memories: MemoryService, graph: GraphStore, namespace: str
+) -> None:
+    source = (await memories.save(namespace, save_input(key="from")))["memory"]["id"]
+    rows = link_rows([LinkSpec(key="ghost"), LinkSpec(key="from", type="self")])
+
+    missing_target = await graph.write(
+        "link_upsert", source_id=source, namespace=namespace, now=now_utc(), links=rows
+    )
+    missing_source = await graph.write(
+        "link_upsert", source_id="no-such-id", namespace=namespace, now=now_utc(), links=rows
+    )
+
+    assert missing_target == [{"missing": ["ghost"]}]
+    assert missing_source == []
 
 
 async def test_namespaces_do_not_see_each_other(memories: MemoryService, namespace: str) -> None:
