@@ -11,6 +11,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import cast
 
 from service.core.errors import InvalidParameter
@@ -84,19 +85,26 @@ def free_text_query(text: str, drop_question_words: bool = False) -> str | None:
 @dataclass(frozen=True)
 class _Folded:
     text: str
-    origin: list[int]  # index in the original text of each folded character
+    origin: Sequence[int]  # index in the original text of each folded character
 
 
 def _fold(text: str) -> _Folded:
     """Lower-case, accent-free text with a map back to the original positions."""
+    if text.isascii():
+        return _Folded(text.lower(), range(len(text)))
     chars: list[str] = []
     origin: list[int] = []
     for index, char in enumerate(text):
-        decomposed = unicodedata.normalize("NFKD", char)
-        base = "".join(c for c in decomposed if not unicodedata.combining(c)).lower() or char
+        base = _fold_char(char)
         chars.append(base)
         origin.extend([index] * len(base))
     return _Folded("".join(chars), origin)
+
+
+@lru_cache(maxsize=4096)
+def _fold_char(char: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", char)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower() or char
 
 
 def match_spans(text: str, terms: Sequence[str]) -> list[tuple[int, int]]:

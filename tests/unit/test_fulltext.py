@@ -44,6 +44,13 @@ def test_matches_ignore_case_and_accents_and_respect_word_boundaries() -> None:
     assert match_spans(text, ["oauth"]) == [(5, 10)]
 
 
+def test_spans_map_back_to_the_original_text_when_folding_changes_its_length() -> None:
+    text = "\ufb01le Café file"  # the "fi" ligature folds to two characters
+    assert match_spans(text, ["file"]) == [(0, 3), (9, 13)]
+    assert match_spans("CAFE café", ["Café"]) == [(0, 4), (5, 9)]
+    assert excerpt(text, ["file"]) == "<mark>\ufb01le</mark> Café <mark>file</mark>"
+
+
 def test_cjk_terms_match_as_substrings() -> None:
     text = "我们使用数据库存储记忆"
     assert match_spans(text, ["数据库"]) == [(4, 7)]
