@@ -9,6 +9,7 @@ WITH raw, [hit IN raw WHERE hit.node.namespace = $namespace
     AND ($created_from IS NULL OR hit.node.created_at >= $created_from)
     AND ($created_to IS NULL OR hit.node.created_at <= $created_to)
     AND ($min_score IS NULL OR coalesce(hit.node.score, 50.0) >= $min_score)
-    AND ($include_superseded OR hit.node.superseded_by IS NULL)
-  | {id: hit.node.id, score: hit.score, created_ms: hit.node.created_at.epochMillis}] AS kept
-RETURN size(raw) AS fetched, size(kept) AS matched, kept[$skip..$skip + $limit] AS hits
+    AND ($include_superseded OR hit.node.superseded_by IS NULL)] AS kept
+RETURN size(raw) AS fetched, size(kept) AS matched,
+       [hit IN kept[$skip..$skip + $limit]
+         | {id: hit.node.id, score: hit.score, created_ms: hit.node.created_at.epochMillis}] AS hits

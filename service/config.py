@@ -203,6 +203,13 @@ class SearchSettings(BaseModel):
         default=2.0, gt=0, description="k of the keyword channel's `s / (s + k)`."
     )
     rrf_k: int = Field(default=60, ge=1, description="k of memory_search's reciprocal rank fusion.")
+    count_limit: int = Field(
+        default=1000,
+        ge=1,
+        le=100_000,
+        description="Fulltext hits memory_search and memory_fulltext_search count for `total`; "
+        "beyond them `total` is a lower bound and `total_capped` is true.",
+    )
     graph_max_nodes: int = Field(
         default=500, ge=1, le=100_000, description="Bound of one graph traversal."
     )

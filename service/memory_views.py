@@ -147,7 +147,8 @@ def render_search(console: Console, result: dict[str, Any]) -> None:
             _text(item["createdAt"]),
         )
     console.print(table)
-    console.print(f"{result['total']} matches")
+    at_least = "at least " if result.get("total_capped") else ""
+    console.print(f"{at_least}{result['total']} matches")
 
 
 def retrieve_command(remote: Remote, args: argparse.Namespace) -> dict[str, Any]:

@@ -71,7 +71,8 @@ TOOLS: dict[str, ToolSpec] = {
             "GET",
             "/v1/search",
             "Search memories by meaning and words: hybrid (BM25 + vector fused by reciprocal "
-            "rank, k=60), bm25 or vector; paged, with `total` before paging.",
+            "rank, k=60), bm25 or vector; paged, with `total` before paging (a lower bound when "
+            "`total_capped`).",
             list_fields=("results",),
             read_only=True,
             search=True,
@@ -81,7 +82,7 @@ TOOLS: dict[str, ToolSpec] = {
             "GET",
             "/v1/fulltext",
             "Full-text search for keywords (AND or OR) with highlighted excerpts (`<mark>` "
-            "around each matched term).",
+            "around each matched term); paged, with `total` (a lower bound when `total_capped`).",
             list_fields=("results",),
             read_only=True,
             search=True,

@@ -27,6 +27,16 @@ Hit = tuple[str, float, int | None]  # memory id, channel score, created_at (epo
 
 
 @dataclass(frozen=True)
+class Bm25Page:
+    """A page of BM25 hits; `total` counts the hits that passed among those Lucene returned,
+    and `capped` says Lucene held more than it returned (the total is then a lower bound)."""
+
+    total: int
+    hits: list[Hit]
+    capped: bool
+
+
+@dataclass(frozen=True)
 class WalkPruning:
     """Second-step memories the walk may leave out: those not in `keep` whose best path value
     (seed relevance × link weights) is below `min_value`."""
@@ -73,21 +83,21 @@ class Channels:
         limit: int,
         count: bool = True,
         index_query: str = "search_fulltext",
-    ) -> tuple[int, list[Hit]]:
-        """BM25 hits `skip..skip+limit` of the namespace and their total (when `count`).
+    ) -> Bm25Page:
+        """BM25 hits `skip..skip+limit` of the namespace and how many Lucene hits passed.
 
         Lucene returns its top hits first; other namespaces or filters may thin them out, so
-        the fetch grows until enough hits pass or Lucene has no more.
+        the fetch grows until enough hits pass or Lucene has no more. With `count` the first
+        fetch is at least `search.count_limit`, so the total is exact up to that many hits.
         """
         if lucene is None:
-            return 0, []
+            return Bm25Page(0, [], False)
         fetch = lucene_fetch(skip + limit)
-        # The first lookup of a counted search brings the total along (one round trip).
-        counted = count and index_query == "search_fulltext"
-        statement = "search_fulltext_total" if counted else index_query
+        if count:
+            fetch = max(fetch, self.settings.search.count_limit)
         while True:
             rows = await self.graph.read(
-                statement,
+                index_query,
                 lucene=lucene,
                 namespace=namespace,
                 fetch=fetch,
@@ -99,17 +109,8 @@ class Channels:
             exhausted = row["fetched"] < fetch
             if exhausted or row["matched"] >= skip + limit or fetch >= MAX_LUCENE_FETCH:
                 break
-            fetch *= 8
-            statement = index_query
-        hits = _bm25_hits(row)
-        if exhausted or not count:
-            return row["matched"], hits
-        if statement == "search_fulltext_total":
-            return int(row["total"]), hits
-        totals = await self.graph.read(
-            "search_fulltext_count", lucene=lucene, namespace=namespace, **flt.cypher()
-        )
-        return int(totals[0]["total"]), hits
+            fetch = min(fetch * 8, MAX_LUCENE_FETCH)
+        return Bm25Page(row["matched"], _bm25_hits(row), not exhausted)
 
     async def keyword(
         self,
@@ -121,9 +122,9 @@ class Channels:
     ) -> list[Hit]:
         """BM25 mapped into [0, 1) by s / (s + k) (over the memories' own text, or over their
         graph-contextual text with `search_context_fulltext`)."""
-        _, hits = await self.bm25(namespace, lucene, flt, 0, fetch, False, index_query)
+        page = await self.bm25(namespace, lucene, flt, 0, fetch, False, index_query)
         k = self.settings.search.bm25_saturation
-        return [(i, keyword_score(score, k), ms) for i, score, ms in hits]
+        return [(i, keyword_score(score, k), ms) for i, score, ms in page.hits]
 
     async def vector(
         self,

@@ -104,6 +104,7 @@ class PagedResult(TypedDict):
     success: bool
     results: list[Any]
     total: int
+    total_capped: bool
     limit: int
     offset: int
 

@@ -7,7 +7,7 @@ import asyncio
 from typing import Any
 
 from service.config import Settings
-from service.core.channels import Channels, Hit
+from service.core.channels import Bm25Page, Channels
 from service.core.context import ContextRetriever
 from service.core.fulltext import (
     excerpt,
@@ -55,26 +55,29 @@ class Retrieval:
         query, mode, limit, offset = params.query, params.mode, params.limit, params.offset
         lucene = free_text_query(query)
         if mode == "bm25":
-            total, hits = await self.channels.bm25(namespace, lucene, flt, offset, limit)
-            ranked = [(i, s, "bm25") for i, s, _ in hits]
+            found = await self.channels.bm25(namespace, lucene, flt, offset, limit)
+            ranked = [(i, s, "bm25") for i, s, _ in found.hits]
+            total, capped = found.total, found.capped
             offset_in_ranked = 0
         else:
             fetch = max(MAX_CANDIDATES, offset + limit)
-            vector, (bm25_total, bm25) = await asyncio.gather(
+            vector, bm25 = await asyncio.gather(
                 self.channels.vector(namespace, query, flt, fetch),
-                self.channels.bm25(namespace, lucene, flt, 0, fetch, count=True)
+                self.channels.bm25(namespace, lucene, flt, 0, fetch)
                 if mode == "hybrid"
                 else _no_hits(),
             )
+            # The vector channel returns at most `fetch` matches: a full list may hold more.
+            capped = bm25.capped or len(vector) >= fetch
             if mode == "vector":
                 ranked = [(i, s, "vector") for i, s, _ in vector]
                 total = len(vector)
             else:
                 ranked = rrf(
-                    {"bm25": [i for i, _, _ in bm25], "vector": [i for i, _, _ in vector]},
+                    {"bm25": [i for i, _, _ in bm25.hits], "vector": [i for i, _, _ in vector]},
                     self.settings.search.rrf_k,
                 )
-                total = len(ranked) + max(0, bm25_total - len(bm25))
+                total = len(ranked) + max(0, bm25.total - len(bm25.hits))
             offset_in_ranked = offset
         page = ranked[offset_in_ranked : offset_in_ranked + limit]
         views = await self.memories.hydrate(namespace, [i for i, _, _ in page], sort)
@@ -98,6 +101,7 @@ class Retrieval:
             "success": True,
             "results": results,
             "total": total,
+            "total_capped": capped,
             "limit": limit,
             "offset": offset,
         }
@@ -110,16 +114,16 @@ class Retrieval:
         sort = parse_sort_links(params.sortLinks)
         keywords = parse_keywords(params.keywords)
         limit, offset = params.limit, params.offset
-        total, hits = await self.channels.bm25(
+        found = await self.channels.bm25(
             namespace,
             keywords_query(keywords, params.operator),
             params.memory_filters(),
             offset,
             limit,
         )
-        views = await self.memories.hydrate(namespace, [i for i, _, _ in hits], sort)
+        views = await self.memories.hydrate(namespace, [i for i, _, _ in found.hits], sort)
         results: list[dict[str, Any]] = []
-        for memory_id, score, _ in hits:
+        for memory_id, score, _ in found.hits:
             view = views.get(memory_id)
             if view is None:
                 continue
@@ -141,7 +145,8 @@ class Retrieval:
         return {
             "success": True,
             "results": results,
-            "total": total,
+            "total": found.total,
+            "total_capped": found.capped,
             "limit": limit,
             "offset": offset,
         }
@@ -151,5 +156,5 @@ class Retrieval:
         return await self.context.retrieve(namespace, params)
 
 
-async def _no_hits() -> tuple[int, list[Hit]]:
-    return 0, []
+async def _no_hits() -> Bm25Page:
+    return Bm25Page(0, [], False)

@@ -53,6 +53,17 @@ class FakeMemories:
         raise NotFound(f"Memory not found: {ref}")
 
 
+def _empty_page(limit: int) -> dict[str, Any]:
+    return {
+        "success": True,
+        "results": [],
+        "total": 0,
+        "total_capped": False,
+        "limit": limit,
+        "offset": 0,
+    }
+
+
 @dataclass
 class FakeRetrieval:
     memories: FakeMemories
@@ -60,12 +71,12 @@ class FakeRetrieval:
     async def search(self, namespace: str, params: SearchInput) -> dict[str, Any]:
         self.memories.require_enabled()
         self.memories.calls.append(("search", namespace, params))
-        return {"success": True, "results": [], "total": 0, "limit": params.limit, "offset": 0}
+        return _empty_page(params.limit)
 
     async def fulltext(self, namespace: str, params: FulltextInput) -> dict[str, Any]:
         self.memories.require_enabled()
         self.memories.calls.append(("fulltext", namespace, params))
-        return {"success": True, "results": [], "total": 0, "limit": params.limit, "offset": 0}
+        return _empty_page(params.limit)
 
     async def retrieve(self, namespace: str, params: RetrieveInput) -> dict[str, Any]:
         self.memories.require_enabled()

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from service.config import Settings
 from service.core.bulk import BulkImporter
 from service.core.errors import InvalidParameter
 from service.core.memories import MemoryService
@@ -22,6 +23,7 @@ from service.core.search_inputs import (
     SearchInput,
     SearchMode,
 )
+from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore
 
@@ -357,12 +359,58 @@ async def test_lexical_channels_reach_past_a_crowd_of_better_hits_in_another_nam
     assert keys(hybrid["results"]) == ["zorbulent"]
     scores = hybrid["results"][0]["scores"]
     assert (scores["keyword"], scores["kv"]) == (keyword["results"][0]["score"], 1.0)
-    # More hits than Lucene's first fetch: the totals are counted, in the same round trip.
+    # More hits than a page needs: the first fetch counts up to search.count_limit (1,000).
     crowded = f"{namespace}-crowd"
     bm25 = await retrieval.search(crowded, SearchInput(query="zorbulent", mode="bm25"))
-    assert (bm25["total"], len(bm25["results"])) == (210, 10)
+    assert (bm25["total"], bm25["total_capped"], len(bm25["results"])) == (210, False, 10)
     fulltext = await retrieval.fulltext(crowded, FulltextInput(keywords=["zorbulent"], limit=5))
-    assert (fulltext["total"], len(fulltext["results"])) == (210, 5)
+    assert (fulltext["total"], fulltext["total_capped"], len(fulltext["results"])) == (
+        210,
+        False,
+        5,
+    )
+
+
+async def test_totals_are_exact_up_to_the_count_limit_and_flagged_beyond_it(
+    settings: Settings,
+    graph: GraphStore,
+    edge_store: EdgeVectorStore,
+    embedder: LocalMiniLM,
+    memories: MemoryService,
+    context_store: EdgeVectorStore,
+    importer: BulkImporter,
+    namespace: str,
+) -> None:
+    # A word of its own: no other test's memories take Lucene's first places.
+    crowd = [
+        SaveInput(key=f"crowd-{i}", content="quorvantic quorvantic quorvantic quorvantic")
+        for i in range(210)
+    ]
+    await importer.run(namespace, crowd)
+    search = settings.search.model_copy(update={"count_limit": 100})
+    capped = Retrieval(
+        settings.model_copy(update={"search": search}),
+        graph,
+        edge_store,
+        embedder,
+        memories,
+        context_store,
+    )
+
+    def counted(result: Mapping[str, Any]) -> tuple[int, bool, int]:
+        return result["total"], result["total_capped"], len(result["results"])
+
+    bm25 = SearchInput(query="quorvantic", mode="bm25")
+    words = FulltextInput(keywords=["quorvantic"], limit=5)
+    # Lucene's first fetch (200) is more than the limit: that many hits are counted.
+    assert counted(await capped.search(namespace, bm25)) == (200, True, 10)
+    assert counted(await capped.fulltext(namespace, words)) == (200, True, 5)
+    # A deeper page fetches further, past the last hit: the total is exact again.
+    deep = FulltextInput(keywords=["quorvantic"], limit=5, offset=205)
+    assert counted(await capped.fulltext(namespace, deep)) == (210, False, 5)
+    # The vector channel returns at most 200 matches: a full list is flagged too.
+    vector = SearchInput(query="quorvantic", mode="vector")
+    assert counted(await capped.search(namespace, vector)) == (200, True, 10)
 
 
 async def test_the_hybrid_walk_leaves_out_only_memories_that_cannot_rank(
