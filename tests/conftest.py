@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -121,15 +121,24 @@ async def server_store(tmp_path: Path) -> AsyncIterator[ServerVectorStore]:
 
 
 @pytest_asyncio.fixture(scope="session")
-async def retrieval(
-    settings: Settings,
+async def retrieval_with(
     graph: GraphStore,
     edge_store: EdgeVectorStore,
     embedder: LocalMiniLM,
     memories: MemoryService,
     context_store: EdgeVectorStore,
+) -> Callable[[Settings], Retrieval]:
+    """Retrieval over the session's stores with settings of a test's own."""
+    return lambda settings: Retrieval(
+        settings, graph, edge_store, embedder, memories, context_store
+    )
+
+
+@pytest_asyncio.fixture(scope="session")
+async def retrieval(
+    settings: Settings, retrieval_with: Callable[[Settings], Retrieval]
 ) -> Retrieval:
-    return Retrieval(settings, graph, edge_store, embedder, memories, context_store)
+    return retrieval_with(settings)
 
 
 @pytest_asyncio.fixture(scope="session")

@@ -3,7 +3,7 @@ Edge and embedder."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,6 @@ from service.core.search_inputs import (
     SearchInput,
     SearchMode,
 )
-from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore
 
@@ -373,11 +372,7 @@ async def test_lexical_channels_reach_past_a_crowd_of_better_hits_in_another_nam
 
 async def test_totals_are_exact_up_to_the_count_limit_and_flagged_beyond_it(
     settings: Settings,
-    graph: GraphStore,
-    edge_store: EdgeVectorStore,
-    embedder: LocalMiniLM,
-    memories: MemoryService,
-    context_store: EdgeVectorStore,
+    retrieval_with: Callable[[Settings], Retrieval],
     importer: BulkImporter,
     namespace: str,
 ) -> None:
@@ -388,14 +383,7 @@ async def test_totals_are_exact_up_to_the_count_limit_and_flagged_beyond_it(
     ]
     await importer.run(namespace, crowd)
     search = settings.search.model_copy(update={"count_limit": 100})
-    capped = Retrieval(
-        settings.model_copy(update={"search": search}),
-        graph,
-        edge_store,
-        embedder,
-        memories,
-        context_store,
-    )
+    capped = retrieval_with(settings.model_copy(update={"search": search}))
 
     def counted(result: Mapping[str, Any]) -> tuple[int, bool, int]:
         return result["total"], result["total_capped"], len(result["results"])
