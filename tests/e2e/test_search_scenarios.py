@@ -94,6 +94,7 @@ async def test_memory_search_pages_with_limit_and_offset(api: Api, namespace: st
     )
     assert keys(page) == keys(whole)[1:2]
     assert (page["total"], page["limit"], page["offset"]) == (whole["total"], 1, 1)
+    assert page["total_capped"] is whole["total_capped"] is False
 
 
 async def test_memory_search_filters_by_type(api: Api, namespace: str) -> None:
@@ -151,7 +152,7 @@ async def test_fulltext_or_is_the_default_operator(api: Api, namespace: str) -> 
         "memory_fulltext_search", namespace=namespace, keywords="cluster, gateway"
     )
     assert sorted(keys(result)) == ["auth-design", "workspace-001"]
-    assert result["total"] == 2
+    assert (result["total"], result["total_capped"]) == (2, False)
 
 
 @pytest.mark.parametrize(
