@@ -137,7 +137,7 @@ async def _open_runtime(settings: Settings) -> AsyncGenerator[Runtime]:
             )
             memories = MemoryService(settings, graph, vectors, embedder, context_vectors)
             reconciler = Reconciler(graph, vectors, embedder, context)
-            report = await reconciler.run()
+            report = await reconciler.run(drain_context=False)
             if report.vectors_written or report.vectors_deleted:
                 log.info("start-up reconcile: %s", report)
             try:

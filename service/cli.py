@@ -179,11 +179,19 @@ def _migrate(settings: Settings, _: argparse.Namespace) -> int:
 
 
 def _reconcile(settings: Settings, args: argparse.Namespace) -> int:
+    from rich.progress import MofNCompleteColumn
+
     from service.app import open_runtime
+    from service.memory_views import progress
 
     async def run() -> dict[str, int]:
         async with open_runtime(settings) as runtime:
-            return asdict(await runtime.reconciler.run(full=args.full))
+            report = await runtime.reconciler.run(full=args.full, drain_context=False)
+            pending = await runtime.context.backlog()
+            with progress(MofNCompleteColumn()) as bar:
+                task = bar.add_task("context", total=pending)
+                await runtime.context.refresh_all(lambda count: bar.advance(task, count))
+            return asdict(report)
 
     print(json.dumps(asyncio.run(run())))
     return 0

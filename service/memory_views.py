@@ -12,7 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TransferSpeedColumn,
+)
 from rich.table import Table
 
 from service.remote import Remote, ServiceError
@@ -246,11 +253,11 @@ def export_command(remote: Remote, args: argparse.Namespace) -> dict[str, Any]:
         sys.stdout.buffer.flush()
         return {"success": True, **_end_counts(last)}
     last = b""
-    with _progress() as progress, args.output.open("wb") as output:
-        task = progress.add_task("exporting", total=None)
+    with _bytes_progress() as bar, args.output.open("wb") as output:
+        task = bar.add_task("exporting", total=None)
         for line in lines:
             output.write(line)
-            progress.advance(task, len(line))
+            bar.advance(task, len(line))
             last = line
     return {"success": True, "file": str(args.output), **_end_counts(last)}
 
@@ -278,9 +285,9 @@ def import_command(remote: Remote, args: argparse.Namespace) -> dict[str, Any]:
     path: Path = args.file
     if not path.is_file():
         raise ServiceError("invalid_parameter", f"Invalid file value: {str(path)!r} is no file")
-    with _progress() as progress:
-        task = progress.add_task("importing", total=path.stat().st_size)
-        chunks = _read(path, lambda size: progress.advance(task, size))
+    with _bytes_progress() as bar:
+        task = bar.add_task("importing", total=path.stat().st_size)
+        chunks = _read(path, lambda size: bar.advance(task, size))
         return remote.upload("/v1/import", chunks, {"namespace": args.namespace})
 
 
@@ -307,12 +314,17 @@ def render_import(console: Console, result: dict[str, Any]) -> None:
         console.print("[yellow]the file has no end line: it may be cut short[/yellow]")
 
 
-def _progress() -> Progress:
+def _bytes_progress() -> Progress:
+    return progress(DownloadColumn(), TransferSpeedColumn())
+
+
+def progress(*columns: ProgressColumn) -> Progress:
+    """A bar on stderr with these columns after it, gone when done; off unless stderr is a
+    terminal."""
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
-        DownloadColumn(),
-        TransferSpeedColumn(),
+        *columns,
         console=Console(stderr=True),
         transient=True,
         disable=not sys.stderr.isatty(),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -91,11 +91,14 @@ class ContextIndex:
             return await self.embedder.embed_background(texts)
         return await self.embedder.embed(texts)
 
-    async def refresh_all(self) -> int:
-        """Refresh until nothing is pending (reconcile, tests, benchmarks)."""
+    async def refresh_all(self, on_refreshed: Callable[[int], object] | None = None) -> int:
+        """Refresh until nothing is pending (reconcile, tests, benchmarks); `on_refreshed` hears
+        each batch's count."""
         total = 0
         while refreshed := await self.refresh():
             total += refreshed
+            if on_refreshed is not None:
+                on_refreshed(refreshed)
         return total
 
     async def backlog(self, namespace: str | None = None) -> int:

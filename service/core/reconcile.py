@@ -39,8 +39,10 @@ class Reconciler:
         self.embedder = embedder
         self.context = context
 
-    async def run(self, full: bool = False) -> ReconcileReport:
-        """Finish pending vector writes and deletes; with `full`, also repair any drift."""
+    async def run(self, full: bool = False, drain_context: bool = True) -> ReconcileReport:
+        """Finish pending vector writes and deletes; with `full`, also repair any drift; with
+        `drain_context`, refresh every pending context representation before returning (start-up
+        leaves that backlog to the background indexer: after a bulk load it takes minutes)."""
         written = await self._finish_pending_vectors()
         deleted = await self._finish_tombstones()
         orphans = missing = 0
@@ -50,7 +52,8 @@ class Reconciler:
         if self.context is not None:
             if full:
                 await self._repair_context_drift(self.context.vectors)
-            await self.context.refresh_all()
+            if drain_context:
+                await self.context.refresh_all()
         return ReconcileReport(written, deleted, orphans, missing)
 
     async def _finish_pending_vectors(self) -> int:

@@ -7,11 +7,17 @@ context text and its fulltext channel."""
 
 from __future__ import annotations
 
+from service.config import Settings
+from service.core.batch import BatchSaver
 from service.core.context_index import ContextIndex
 from service.core.memories import MemoryService
 from service.core.models import LinkSpec, SaveInput
+from service.core.reconcile import Reconciler
 from service.core.retrieval import Retrieval
 from service.core.search_inputs import RetrieveInput
+from service.stores.embeddings import LocalMiniLM
+from service.stores.graph_store import GraphStore
+from service.stores.vector_store import EdgeVectorStore
 
 QUESTION = "what did the veterinarian say about Biscuit?"
 ANSWER = "he needs an operation on his knee next Tuesday"
@@ -86,3 +92,26 @@ async def test_changing_a_turn_marks_its_neighbour_for_refresh(
     assert "keyword_context" not in (await context_scores(retrieval, namespace, "Biscuit")).get(
         "answer", {}
     )
+
+
+async def test_reconcile_leaves_the_context_backlog_to_the_indexer_unless_told_to_drain_it(
+    settings: Settings,
+    graph: GraphStore,
+    edge_store: EdgeVectorStore,
+    embedder: LocalMiniLM,
+    context_index: ContextIndex,
+    namespace: str,
+) -> None:
+    turns = [
+        {"key": f"turn-{i:03d}", "content": f"turn {i} of a long talk about sea kayaks"}
+        | ({"links": [{"key": f"turn-{i - 1:03d}", "type": "next"}]} if i else {})
+        for i in range(100)
+    ]
+    saved = await BatchSaver(settings, graph, edge_store, embedder).save(namespace, turns)
+    reconciler = Reconciler(graph, edge_store, embedder, context_index)
+    assert saved["saved"] == 100
+    await reconciler.run(drain_context=False)  # what start-up does: it must not wait for this
+    # (the e2e server's indexer shares this Neo4j and may have refreshed a chunk of 4 by now)
+    assert await context_index.backlog(namespace) > 90
+    await reconciler.run()
+    assert await context_index.backlog(namespace) == 0
