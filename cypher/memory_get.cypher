@@ -24,7 +24,8 @@ CALL (m) {
   END) AS links
 }
 RETURN refs, m {.id, .key, .namespace, .type, .title, .summary, .content, .tags, .score,
-          .metadata_json, .session_id, .created_at, .updated_at, .accessed_at,
-          .access_count, .superseded_by, .superseded_at,
+          .metadata_json, .session_id, .access_count, .superseded_by,
+          created_at: m.created_at.epochMillis, updated_at: m.updated_at.epochMillis,
+          accessed_at: m.accessed_at.epochMillis, superseded_at: m.superseded_at.epochMillis,
           supersedes: [(m)-[:SUPERSEDES]->(old:Memory) | [old.superseded_at.epochMillis, old.id]]}
        AS memory, links

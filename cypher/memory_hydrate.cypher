@@ -1,6 +1,7 @@
 // Full memories by id with their outgoing links in creation order, each link as
 // [target id, target key, type, term, weight, target score, target summary, created ms], and
-// the memories it supersedes as [superseded_at ms, id].
+// the memories it supersedes as [superseded_at ms, id]. Timestamps travel as epoch
+// milliseconds: the driver's DateTime decoding cost 3 of the 8.4 ms of hydrating 10 memories.
 UNWIND $ids AS id
 MATCH (m:Memory {id: id})
 WHERE m.namespace = $namespace
@@ -12,7 +13,8 @@ CALL (m) {
   END) AS links
 }
 RETURN m {.id, .key, .namespace, .type, .title, .summary, .content, .tags, .score,
-          .metadata_json, .session_id, .created_at, .updated_at, .accessed_at,
-          .access_count, .superseded_by, .superseded_at,
+          .metadata_json, .session_id, .access_count, .superseded_by,
+          created_at: m.created_at.epochMillis, updated_at: m.updated_at.epochMillis,
+          accessed_at: m.accessed_at.epochMillis, superseded_at: m.superseded_at.epochMillis,
           supersedes: [(m)-[:SUPERSEDES]->(old:Memory) | [old.superseded_at.epochMillis, old.id]]}
        AS memory, links

@@ -5,6 +5,7 @@ The only module that imports `neo4j`. Values leave it as plain Python (datetimes
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import time
@@ -15,6 +16,8 @@ from pathlib import Path
 from typing import Any, LiteralString, NoReturn, TypeVar, cast
 
 from neo4j import (
+    READ_ACCESS,
+    WRITE_ACCESS,
     AsyncDriver,
     AsyncGraphDatabase,
     AsyncManagedTransaction,
@@ -126,30 +129,58 @@ class GraphStore:
         await self.read("health_check")
 
     async def read(self, query: str, /, **params: Any) -> list[Row]:
-        return await self._execute(query, params, RoutingControl.READ)
+        """A read in an auto-commit transaction: one round trip, where a managed transaction
+        takes two (its COMMIT: 0.56 ms of a trivial read's 2.1 on this machine)."""
+        started = time.perf_counter()
+        try:
+            records = await self._read_with_retries(query, params)
+        except Exception as exc:
+            _reraise(exc)
+        log.debug("read %s took %.1f ms", query, (time.perf_counter() - started) * 1000)
+        return [_row(record) for record in records]
+
+    async def _read_with_retries(self, name: str, params: Mapping[str, Any]) -> list[Record]:
+        """Retried as the driver retries managed transactions: transient failures only, pausing
+        1, 2, 4 ... s, until `retry_time_s` have passed since the first failure."""
+        first_failure: float | None = None
+        pause = 1.0
+        while True:
+            try:
+                async with self._session(READ_ACCESS) as session:
+                    result = await session.run(self._library.query(name), dict(params))
+                    return (await result.to_eager_result()).records
+            except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as exc:
+                now = time.monotonic()
+                first_failure = now if first_failure is None else first_failure
+                if not exc.is_retryable() or now - first_failure > self._settings.retry_time_s:
+                    raise
+                log.warning("read %s failed (%s); retrying in %.0f s", name, exc, pause)
+                await asyncio.sleep(pause)
+                pause *= 2
 
     async def write(self, query: str, /, **params: Any) -> list[Row]:
-        return await self._execute(query, params, RoutingControl.WRITE)
-
-    async def _execute(
-        self, name: str, params: Mapping[str, Any], routing: RoutingControl
-    ) -> list[Row]:
         started = time.perf_counter()
         try:
             records, _, _ = await self._driver.execute_query(
-                self._library.query(name),
+                self._library.query(query),
                 dict(params),
                 database_=self._settings.database,
-                routing_=routing,
+                routing_=RoutingControl.WRITE,
             )
         except Exception as exc:
             _reraise(exc)
-        log.debug("query %s took %.1f ms", name, (time.perf_counter() - started) * 1000)
+        log.debug("write %s took %.1f ms", query, (time.perf_counter() - started) * 1000)
         return [_row(record) for record in records]
 
-    def _session(self) -> AsyncSession:
+    def _session(self, access_mode: str = WRITE_ACCESS) -> AsyncSession:
+        """A session in the causal chain of every statement this store runs (the driver's
+        bookmark manager), so a read routed to another cluster member sees earlier writes."""
         driver: Any = self._driver
-        return driver.session(database=self._settings.database)
+        return driver.session(
+            database=self._settings.database,
+            default_access_mode=access_mode,
+            bookmark_manager=driver.execute_query_bookmark_manager,
+        )
 
     async def transaction(self, work: Callable[[Tx], Awaitable[T]]) -> T:
         """Run `work` in one managed write transaction (retried by the driver if transient)."""

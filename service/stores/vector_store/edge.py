@@ -7,7 +7,6 @@ import contextlib
 import logging
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -199,11 +198,11 @@ class EdgeVectorStore:
             points = shard.query(request)
         except Exception as exc:
             raise BackendUnavailable("qdrant", str(exc)) from exc
-        hits = [VectorHit(str(p.id), float(p.score), created_at_ms(p.payload)) for p in points]
+        found = [(str(p.id), float(p.score), created_at_ms(p.payload)) for p in points]
         if not with_vectors:
-            return hits
-        vectors = await self._stored_vectors([hit.id for hit in hits])
-        return [replace(hit, vector=vectors.get(hit.id)) for hit in hits]
+            return [VectorHit(*hit) for hit in found]
+        vectors = await self._stored_vectors([hit[0] for hit in found])
+        return [VectorHit(*hit, vectors.get(hit[0])) for hit in found]
 
     async def _stored_vectors(self, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
         """The recent ones from memory, the others read from the shard (and kept)."""
