@@ -556,3 +556,30 @@ async def test_retrieval_queries_seek_indexes_and_never_scan(
         "MultiNodeIndexSeek",
     }, found
     assert not found & {"AllNodesScan", "NodeByLabelScan", "NodeIndexScan"}, found
+
+
+async def test_hybrid_hydrates_memories_only_the_walk_brought_into_the_results(
+    memories: MemoryService,
+    settings: Settings,
+    retrieval_with: Callable[[Settings], Retrieval],
+    namespace: str,
+) -> None:
+    # The best before the walk (here `island`, by its key) are hydrated while the graph walks;
+    # the anchor's neighbours, which no channel finds (no vector hit passes 0.99), join the
+    # results after the walk and are hydrated then.
+    await build_chain(memories, namespace)
+    search = settings.search.model_copy(update={"min_vector_score": 0.99})
+    strict = retrieval_with(settings.model_copy(update={"search": search}))
+    result = await strict.retrieve(
+        namespace,
+        RetrieveInput(query="island", anchors=["two"], max_hops=1, limit=3, sort_by="relevance"),
+    )
+    items = [
+        (r["key"], r["content"], r["hop_distance"], len(r["links"])) for r in result["results"]
+    ]
+    assert items == [
+        ("island", "unrelated", None, 0),
+        ("one", "chain memory one", 1, 1),
+        ("three", "chain memory three", 1, 1),
+    ]
+    assert {name for r in result["results"][1:] for name in r["scores"]} == {"graph"}
