@@ -1,6 +1,7 @@
-"""Start-up waits for backends that may still be coming up: the one place that retries.
+"""Start-up waits for backends that may still be coming up.
 
-Only transient failures are retried; the neo4j driver's own transaction retries are not wrapped.
+Only transient failures are retried. At run time, Neo4j's transient failures are retried where
+the statements run (`GraphStore`: reads itself, writes by the driver), not here.
 """
 
 from __future__ import annotations

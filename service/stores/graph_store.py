@@ -152,7 +152,7 @@ class GraphStore:
             except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as exc:
                 now = time.monotonic()
                 first_failure = now if first_failure is None else first_failure
-                if not exc.is_retryable() or now - first_failure > self._settings.retry_time_s:
+                if not exc.is_retryable() or now - first_failure >= self._settings.retry_time_s:
                     raise
                 log.warning("read %s failed (%s); retrying in %.0f s", name, exc, pause)
                 await asyncio.sleep(pause)

@@ -1,12 +1,18 @@
-"""The one place that retries (`service.retry`): transient failures are retried until the backend
-answers or the time is up; any other error is raised at once, after a single call."""
+"""Retries: start-up waits (`service.retry`) retry transient failures until the backend answers
+or the time is up, and any other error is raised at once, after a single call; reads retry a
+transient Neo4j failure for `neo4j.retry_time_s`."""
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
+from service.config import Neo4jSettings
 from service.core.errors import BackendUnavailable, InvalidParameter
 from service.retry import wait_until_ready
+from service.stores.graph_store import CypherLibrary, GraphStore
+from service.stores.neo4j_local import free_port
 
 
 class Probe:
@@ -50,3 +56,26 @@ async def test_a_backend_still_down_when_the_time_is_up_is_unavailable_with_a_hi
         "qdrant is unavailable: not reachable after 0 s and 2 attempts "
         "(qdrant is unavailable: refused). Check MNEMO_QDRANT__URL."
     )
+
+
+@pytest.mark.parametrize(("retry_time_s", "retries"), [(0.0, 0), (0.5, 1), (1.5, 2)])
+async def test_reads_retry_a_transient_failure_for_retry_time_s_then_fail_as_unavailable(
+    retry_time_s: float, retries: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Nothing listens on the port: each attempt fails at once with a retryable error; the pauses
+    # are 1 s, then 2 s, and no attempt starts once retry_time_s have passed since the first.
+    settings = Neo4jSettings(retry_time_s=retry_time_s)
+    graph = GraphStore(settings, f"bolt://127.0.0.1:{free_port()}", CypherLibrary())
+    try:
+        with (
+            caplog.at_level(logging.WARNING, "service.stores.graph_store"),
+            pytest.raises(BackendUnavailable) as caught,
+        ):
+            await graph.read("health_check")
+    finally:
+        await graph.close()
+    assert caught.value.message == "neo4j is unavailable: ServiceUnavailable"
+    assert [r.getMessage().rsplit("; ", 1)[1] for r in caplog.records] == [
+        "retrying in 1 s",
+        "retrying in 2 s",
+    ][:retries]
