@@ -3,12 +3,15 @@ and reported alone, the valid ones written together in the two-store order of a 
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
+import numpy as np
+import numpy.typing as npt
 from pydantic import ValidationError
 
 from service.config import LimitsSettings, Settings
@@ -36,6 +39,8 @@ from service.stores.graph_store import GraphStore, Tx
 from service.stores.vector_store import VectorStore
 
 EMBED_CHUNK = 64  # the embedder's lock is released between chunks: queries are not starved
+
+Vector = npt.NDArray[np.float32]
 
 Checked = SaveInput | MnemographError
 Cleanup = Callable[[str, Sequence[str]], Awaitable[object]]
@@ -77,6 +82,7 @@ class Planned:
     links: list[tuple[str, LinkSpec]]
     supersedes: list[str] = field(default_factory=list[str])
     restored: Restored | None = None
+    text_changed: bool = True  # a create, or the stored memory's text differs
 
 
 @dataclass
@@ -99,7 +105,7 @@ class _Planner:
         self, index: int, data: SaveInput, found: dict[str, Any], restored: Restored | None
     ) -> None:
         try:
-            plan = self._plan(data, found, restored)
+            plan, previous_hash = self._plan(data, found, restored)
             self._check_repeat(plan)
             own = {plan.key: plan.id, plan.id: plan.id}
             targets = {ref: self._target(ref, own) for ref in (s.target for s in data.links)}
@@ -114,7 +120,8 @@ class _Planner:
             self.errors[index] = exc
             return
         links = [(str(targets[spec.target]), spec) for spec in data.links]
-        self.planned.append(Planned(index, plan, links, old_ids, restored))
+        changed = plan.hash != previous_hash
+        self.planned.append(Planned(index, plan, links, old_ids, restored, changed))
         self._ids[plan.id] = self._keys[plan.key] = index
         self._batch.update(own)
 
@@ -133,9 +140,11 @@ class _Planner:
     def _target(self, ref: str, own: dict[str, str]) -> str | None:
         return own.get(ref) or self._batch.get(ref) or self.stored.get(ref)
 
-    def _plan(self, data: SaveInput, found: dict[str, Any], restored: Restored | None) -> SavePlan:
+    def _plan(
+        self, data: SaveInput, found: dict[str, Any], restored: Restored | None
+    ) -> tuple[SavePlan, str | None]:
         """As a single save plans it: update the memory found by id (or key), else create; an
-        import keeps the exported creation time."""
+        import keeps the exported creation time. With the stored text's hash (None: a create)."""
         existing = existing_target(self.namespace, data, found)
         by_key = found["by_key"]
         if existing is not None and by_key is not None and by_key["id"] != existing["id"]:
@@ -151,7 +160,9 @@ class _Planner:
             embedder_model=self.model,
             dimensions=self.dimensions,
         )
-        return plan if existing is None else replace(plan, created=False)
+        if existing is None:
+            return plan, None
+        return replace(plan, created=False), existing["content_hash"]
 
     def link_rows(self) -> list[dict[str, Any]]:
         """link_batch_upsert rows, one per (source, target, type) (the last one given wins);
@@ -217,14 +228,19 @@ class BatchSaver:
         checked = validate_items(self.settings.limits, items)
         valid = {i: data for i, data in enumerate(checked) if isinstance(data, SaveInput)}
         written = _Written(_Planner(namespace, self.embedder.model, self.embedder.dimensions, {}))
+        embeddings: dict[tuple[str, ...], asyncio.Task[list[Vector]]] = {}
         if valid:
-            written = await self.graph.transaction(
-                lambda tx: self._write(tx, namespace, valid, restored or {})
-            )
+            try:
+                written = await self.graph.transaction(
+                    lambda tx: self._write(tx, namespace, valid, restored or {}, embeddings)
+                )
+            finally:  # a failed transaction leaves no embedding behind unawaited
+                await asyncio.gather(*embeddings.values(), return_exceptions=True)
         planned = written.planner.planned
-        await self._write_vectors(
-            namespace, [p.plan for p in planned if p.plan.id in written.pending], written.superseded
-        )
+        texts = changed_texts(planned)
+        early = dict(zip(texts, embeddings[texts].result(), strict=True)) if texts else {}
+        pending = [p.plan for p in planned if p.plan.id in written.pending]
+        await self._write_vectors(namespace, pending, written.superseded, early)
         stores = [self.vectors, self.context_vectors]
         await flag_vectors(self.graph, stores, written.flagged, superseded=True)
         if cleanup is not None and written.db_size_bytes > self.settings.memory.max_size_bytes:
@@ -237,8 +253,11 @@ class BatchSaver:
         namespace: str,
         valid: dict[int, SaveInput],
         restored: Mapping[int, Restored],
+        embeddings: dict[tuple[str, ...], asyncio.Task[list[Vector]]],
     ) -> _Written:
-        """Find, plan and write in one transaction: what was read is what gets written."""
+        """Find, plan and write in one transaction: what was read is what gets written. The
+        changed texts are embedded while Neo4j writes (one task per set of texts, kept across
+        the driver's retries)."""
         found = await tx.run(
             "memory_find_many",
             namespace=namespace,
@@ -261,6 +280,9 @@ class BatchSaver:
             planner.add(index, data, by_index[index], restored.get(index))
         if not planner.planned:
             return _Written(planner)
+        texts = changed_texts(planner.planned)
+        if texts and texts not in embeddings:
+            embeddings[texts] = asyncio.create_task(self._embed(texts))
         rows = await tx.run(
             "memory_batch_upsert",
             namespace=namespace,
@@ -281,22 +303,41 @@ class BatchSaver:
         )
         return _Written(planner, pending, size, superseded, flagged)
 
+    async def _embed(self, texts: Sequence[str]) -> list[Vector]:
+        """In chunks of EMBED_CHUNK: the embedder is free for queries between them."""
+        vectors: list[Vector] = []
+        for start in range(0, len(texts), EMBED_CHUNK):
+            vectors.extend(await self.embedder.embed(texts[start : start + EMBED_CHUNK]))
+        return vectors
+
     async def _write_vectors(
-        self, namespace: str, plans: Sequence[SavePlan], superseded: set[str]
+        self,
+        namespace: str,
+        plans: Sequence[SavePlan],
+        superseded: set[str],
+        embedded: Mapping[str, Vector],
     ) -> None:
+        """The pending plans' vectors: those embedded during the transaction, the others (text
+        unchanged, vector pending since a failed write) now; then the pending marks cleared."""
+        missing = list(dict.fromkeys(p.vector_text for p in plans if p.vector_text not in embedded))
+        vectors = {**embedded, **dict(zip(missing, await self._embed(missing), strict=True))}
         for start in range(0, len(plans), EMBED_CHUNK):
             chunk = plans[start : start + EMBED_CHUNK]
-            vectors = await self.embedder.embed([plan.vector_text for plan in chunk])
             await self.vectors.upsert(
                 [
-                    vector_point(namespace, p, v, p.id in superseded)
-                    for p, v in zip(chunk, vectors, strict=True)
+                    vector_point(namespace, p, vectors[p.vector_text], p.id in superseded)
+                    for p in chunk
                 ]
             )
         if plans:
             await self.graph.write(
                 "vector_mark_synced", items=[{"id": p.id, "content_hash": p.hash} for p in plans]
             )
+
+
+def changed_texts(planned: Sequence[Planned]) -> tuple[str, ...]:
+    """The distinct texts to embed: those of creates and of memories whose text changed."""
+    return tuple(dict.fromkeys(p.plan.vector_text for p in planned if p.text_changed))
 
 
 def batch_response(

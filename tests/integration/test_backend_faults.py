@@ -16,6 +16,7 @@ import pytest
 import pytest_asyncio
 
 from service.config import EmbeddingSettings, Settings
+from service.core.batch import BatchSaver
 from service.core.context_index import ContextIndex
 from service.core.errors import BackendUnavailable, error_envelope
 from service.core.memories import MemoryService
@@ -226,3 +227,28 @@ async def test_a_failing_onnx_run_is_a_backend_error_of_the_embedder(
     with pytest.raises(BackendUnavailable) as caught:
         await embedder.embed(["any text"])
     assert caught.value.message == "embedder is unavailable: Fail: bad allocation"
+
+
+async def test_a_batch_the_embedder_fails_is_stored_with_its_vectors_pending_for_reconcile(
+    settings: Settings,
+    graph: GraphStore,
+    edge_store: EdgeVectorStore,
+    embedder: LocalMiniLM,
+    embedder_hangs: OpenAICompatibleEmbedder,
+    namespace: str,
+) -> None:
+    # A batch embeds while its transaction writes and does not wait for the embedding to
+    # commit (unlike a single save): what it stored keeps its vector pending.
+    items = [
+        {"key": "ledger", "content": "Invoices close on the 5th"},
+        {"key": "tea", "content": "The office kettle descales on Fridays"},
+    ]
+    with pytest.raises(BackendUnavailable) as caught:
+        await BatchSaver(settings, graph, edge_store, embedder_hangs).save(namespace, items)
+    pending = await graph.read("vector_pending", limit=100_000)
+    waiting = sorted(row["key"] for row in pending if row["namespace"] == namespace)
+    await Reconciler(graph, edge_store, embedder).run()
+    ids = [row["id"] for row in pending if row["namespace"] == namespace]
+    assert caught.value.message == "embedder is unavailable: ReadTimeout"
+    assert waiting == ["ledger", "tea"]
+    assert await edge_store.existing_ids(ids) == set(ids)

@@ -222,3 +222,38 @@ async def test_a_batch_over_the_budget_asks_for_a_cleanup_keeping_what_it_saved(
     over = await saver.save(namespace, [{"key": "b", "content": "big " * 300}], cleanup)
     assert under["saved"] == over["saved"] == 1
     assert calls == [(namespace, [over["results"][0]["id"]])]
+
+
+class WitnessEmbedder(CountingEmbedder):
+    """The real embedder; at each call it records how many of the batch's memories another
+    session already sees (committed)."""
+
+    def __init__(self, inner: LocalMiniLM, graph: GraphStore, namespace: str) -> None:
+        super().__init__(inner)
+        self.graph = graph
+        self.namespace = namespace
+        self.committed: list[int] = []
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        keys = [f"note-{i}" for i in range(3)]
+        found = await self.graph.read(
+            "memory_resolve_refs", ids=[], keys=keys, namespace=self.namespace
+        )
+        self.committed.append(len(found))
+        return await super().embed(texts)
+
+
+async def test_a_batch_embeds_its_texts_while_its_transaction_writes(
+    settings: Settings,
+    graph: GraphStore,
+    edge_store: EdgeVectorStore,
+    embedder: LocalMiniLM,
+    namespace: str,
+) -> None:
+    witness = WitnessEmbedder(embedder, graph, namespace)
+    items = [{"key": f"note-{i}", "content": f"standup note {i}"} for i in range(3)]
+    result = await BatchSaver(settings, graph, edge_store, witness).save(namespace, items)
+    ids = [r["id"] for r in result["results"]]
+    assert (result["saved"], witness.committed) == (3, [0])
+    assert witness.texts == ["standup note 0", "standup note 1", "standup note 2"]
+    assert await edge_store.existing_ids(ids) == set(ids)
