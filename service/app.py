@@ -91,20 +91,21 @@ def build_vector_store(
 
 
 @asynccontextmanager
-async def open_runtime(settings: Settings) -> AsyncGenerator[Runtime]:
+async def open_runtime(settings: Settings, index_context: bool = True) -> AsyncGenerator[Runtime]:
     """Start-up: the data folder's lock (when it holds a store), Neo4j (waited for), migrations,
-    embedder, Qdrant, reconcile; then clean-up."""
+    embedder, Qdrant, reconcile, and (with `index_context`) the background context indexer;
+    then clean-up."""
     for name in unknown_env_variables():
         log.warning("unknown setting %s is ignored: check its spelling (docs/contract.md §7)", name)
     # Entry points take the lock first under their own name; here it nests, or guards other callers.
     owner = lock.owning(settings.data_dir, "mnemograph") if settings.uses_local_stores else None
     with owner or nullcontext():
-        async with _open_runtime(settings) as runtime:
+        async with _open_runtime(settings, index_context) as runtime:
             yield runtime
 
 
 @asynccontextmanager
-async def _open_runtime(settings: Settings) -> AsyncGenerator[Runtime]:
+async def _open_runtime(settings: Settings, index_context: bool) -> AsyncGenerator[Runtime]:
     uri = await asyncio.to_thread(neo4j_uri, settings)
     graph = GraphStore(settings.neo4j, uri, CypherLibrary(timeout_s=settings.neo4j.query_timeout_s))
     try:
@@ -141,7 +142,7 @@ async def _open_runtime(settings: Settings) -> AsyncGenerator[Runtime]:
             if report.vectors_written or report.vectors_deleted:
                 log.info("start-up reconcile: %s", report)
             try:
-                async with background(context):
+                async with background(context) if index_context else nullcontext():
                     yield Runtime(
                         settings=settings,
                         graph=graph,

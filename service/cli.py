@@ -185,7 +185,8 @@ def _reconcile(settings: Settings, args: argparse.Namespace) -> int:
     from service.memory_views import progress
 
     async def run() -> dict[str, int]:
-        async with open_runtime(settings) as runtime:
+        # No background indexer: this command refreshes the backlog itself (and its errors stop it).
+        async with open_runtime(settings, index_context=False) as runtime:
             report = await runtime.reconciler.run(full=args.full, drain_context=False)
             pending = await runtime.context.backlog()
             with progress(MofNCompleteColumn()) as bar:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
@@ -234,7 +234,9 @@ class BatchSaver:
                 written = await self.graph.transaction(
                     lambda tx: self._write(tx, namespace, valid, restored or {}, embeddings)
                 )
-            finally:  # a failed transaction leaves no embedding behind unawaited
+            finally:  # embeddings no commit needs (all, if it failed) stop; none is left unawaited
+                kept = changed_texts(written.planner.planned)
+                cancel_all(task for texts, task in embeddings.items() if texts != kept)
                 await asyncio.gather(*embeddings.values(), return_exceptions=True)
         planned = written.planner.planned
         texts = changed_texts(planned)
@@ -333,6 +335,12 @@ class BatchSaver:
             await self.graph.write(
                 "vector_mark_synced", items=[{"id": p.id, "content_hash": p.hash} for p in plans]
             )
+
+
+def cancel_all(tasks: Iterable[asyncio.Task[Any]]) -> None:
+    """Stop embeddings nobody will use (a chunk already running finishes; the rest do not run)."""
+    for task in tasks:
+        task.cancel()
 
 
 def changed_texts(planned: Sequence[Planned]) -> tuple[str, ...]:

@@ -79,12 +79,17 @@ class ContextRetriever:
         if mode in ("hybrid", "graph"):
             # In hybrid the best before the walk are mostly the best after it: hydrated meanwhile.
             likely = keep_best(list(candidates.values()), created, params.limit)
-            early, candidates = await asyncio.gather(
-                self._hydrate(namespace, [c.id for c in likely if mode == "hybrid"], sort),
-                self._with_graph(
-                    namespace, params, flt, candidates, created, [*found, "graph"], warnings
-                ),
+            hydrating = asyncio.create_task(
+                self._hydrate(namespace, [c.id for c in likely if mode == "hybrid"], sort)
             )
+            try:
+                candidates = await self._with_graph(
+                    namespace, params, flt, candidates, created, [*found, "graph"], warnings
+                )
+            except BaseException:
+                hydrating.cancel()
+                raise
+            early = await hydrating
         admitted = list(candidates.values())
         kept = order_by(keep_best(admitted, created, params.limit), sort_by, created)
         views = await self._views(namespace, [c.id for c in kept], sort, early)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -141,7 +142,8 @@ class GraphStore:
 
     async def _read_with_retries(self, name: str, params: Mapping[str, Any]) -> list[Record]:
         """Retried as the driver retries managed transactions: transient failures only, pausing
-        1, 2, 4 ... s, until `retry_time_s` have passed since the first failure."""
+        1, 2, 4 ... s (± 20%, so reads that failed together do not retry together), until
+        `retry_time_s` have passed since the first failure."""
         first_failure: float | None = None
         pause = 1.0
         while True:
@@ -154,8 +156,9 @@ class GraphStore:
                 first_failure = now if first_failure is None else first_failure
                 if not exc.is_retryable() or now - first_failure >= self._settings.retry_time_s:
                     raise
-                log.warning("read %s failed (%s); retrying in %.0f s", name, exc, pause)
-                await asyncio.sleep(pause)
+                delay = pause * random.uniform(0.8, 1.2)
+                log.warning("read %s failed (%s); retrying in %.0f s", name, exc, delay)
+                await asyncio.sleep(delay)
                 pause *= 2
 
     async def write(self, query: str, /, **params: Any) -> list[Row]:

@@ -21,8 +21,11 @@ from mcp import Client, StdioServerParameters
 from mcp_types import CallToolResult
 
 from service.config import Settings
+from service.core.memories import MemoryService
+from service.core.models import LinkSpec, SaveInput
 from service.daemon import discovery, lock
 from service.processes import alive
+from service.stores.graph_store import GraphStore
 from service.stores.neo4j_local import free_port
 from service.stores.vector_store import EdgeVectorStore, collection_name
 from tests.e2e.conftest import REPO, HttpApi, service_env
@@ -317,3 +320,23 @@ def wait_for(condition: Callable[[], bool], timeout_s: float = 10) -> bool:
             return False
         time.sleep(0.05)
     return True
+
+
+async def test_reconcile_refreshes_the_context_backlog_itself_and_prints_its_report(
+    settings: Settings, memories: MemoryService, graph: GraphStore, tmp_path: Path, namespace: str
+) -> None:
+    # Start-up leaves the backlog to the service's indexer; the reconcile command has none
+    # running and refreshes every pending context itself before it prints its report.
+    await memories.save(namespace, SaveInput(key="ask", content="when is the dentist?"))
+    answer = SaveInput(key="answer", content="Thursday at nine", links=[LinkSpec(key="ask")])
+    await memories.save(namespace, answer)
+    done = cli(service_env(settings, tmp_path / "data"), "reconcile", timeout=300)
+    backlog = await graph.read("context_backlog", namespace=namespace)
+    assert done.returncode == 0, done.stderr
+    assert list(json.loads(done.stdout)) == [
+        "vectors_written",
+        "vectors_deleted",
+        "orphans_deleted",
+        "missing_vectors",
+    ]
+    assert backlog[0]["backlog"] == 0

@@ -3,7 +3,7 @@ earlier in the batch, vectors written, updates and conflicts as in single saves,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import pytest
@@ -13,7 +13,7 @@ from service.core.batch import BatchSaver
 from service.core.memories import MemoryService
 from service.core.models import SaveInput
 from service.stores.embeddings import LocalMiniLM, Vectors
-from service.stores.graph_store import GraphStore
+from service.stores.graph_store import GraphStore, Tx
 from service.stores.vector_store import EdgeVectorStore
 
 
@@ -225,21 +225,15 @@ async def test_a_batch_over_the_budget_asks_for_a_cleanup_keeping_what_it_saved(
 
 
 class WitnessEmbedder(CountingEmbedder):
-    """The real embedder; at each call it records how many of the batch's memories another
-    session already sees (committed)."""
+    """The real embedder; at each call it records how many transactions were open."""
 
-    def __init__(self, inner: LocalMiniLM, graph: GraphStore, namespace: str) -> None:
+    def __init__(self, inner: LocalMiniLM, open_transactions: Callable[[], int]) -> None:
         super().__init__(inner)
-        self.graph = graph
-        self.namespace = namespace
-        self.committed: list[int] = []
+        self.open_transactions = open_transactions
+        self.opened: list[int] = []
 
     async def embed(self, texts: Sequence[str]) -> Vectors:
-        keys = [f"note-{i}" for i in range(3)]
-        found = await self.graph.read(
-            "memory_resolve_refs", ids=[], keys=keys, namespace=self.namespace
-        )
-        self.committed.append(len(found))
+        self.opened.append(self.open_transactions())
         return await super().embed(texts)
 
 
@@ -249,11 +243,22 @@ async def test_a_batch_embeds_its_texts_while_its_transaction_writes(
     edge_store: EdgeVectorStore,
     embedder: LocalMiniLM,
     namespace: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    witness = WitnessEmbedder(embedder, graph, namespace)
+    transaction, open_now = graph.transaction, [0]
+
+    async def counted(work: Callable[[Tx], Awaitable[Any]]) -> Any:
+        open_now[0] += 1
+        try:
+            return await transaction(work)
+        finally:
+            open_now[0] -= 1
+
+    monkeypatch.setattr(graph, "transaction", counted)
+    witness = WitnessEmbedder(embedder, lambda: open_now[0])
     items = [{"key": f"note-{i}", "content": f"standup note {i}"} for i in range(3)]
     result = await BatchSaver(settings, graph, edge_store, witness).save(namespace, items)
     ids = [r["id"] for r in result["results"]]
-    assert (result["saved"], witness.committed) == (3, [0])
+    assert (result["saved"], witness.opened) == (3, [1])
     assert witness.texts == ["standup note 0", "standup note 1", "standup note 2"]
     assert await edge_store.existing_ids(ids) == set(ids)
