@@ -10,8 +10,6 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
-import numpy as np
-import numpy.typing as npt
 from pydantic import ValidationError
 
 from service.config import LimitsSettings, Settings
@@ -34,13 +32,11 @@ from service.core.save_plan import (
     vector_point,
 )
 from service.core.supersede import flag_vectors, record_supersession, supersede_targets
-from service.stores.embeddings import Embedder
+from service.stores.embeddings import Embedder, Vector
 from service.stores.graph_store import GraphStore, Tx
 from service.stores.vector_store import VectorStore
 
 EMBED_CHUNK = 64  # the embedder's lock is released between chunks: queries are not starved
-
-Vector = npt.NDArray[np.float32]
 
 Checked = SaveInput | MnemographError
 Cleanup = Callable[[str, Sequence[str]], Awaitable[object]]

@@ -78,10 +78,10 @@ class ContextRetriever:
         early: Mapping[str, MemoryView] = {}
         if mode in ("hybrid", "graph"):
             # In hybrid the best before the walk are mostly the best after it: hydrated meanwhile.
-            likely = keep_best(list(candidates.values()), created, params.limit)
-            hydrating = asyncio.create_task(
-                self._hydrate(namespace, [c.id for c in likely if mode == "hybrid"], sort)
-            )
+            # (In graph mode the walk's memories replace the channels' hits.)
+            best = keep_best(list(candidates.values()), created, params.limit)
+            ids = [c.id for c in best] if mode == "hybrid" else []
+            hydrating = asyncio.create_task(self._hydrate(namespace, ids, sort))
             try:
                 candidates = await self._with_graph(
                     namespace, params, flt, candidates, created, [*found, "graph"], warnings

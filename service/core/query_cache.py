@@ -6,12 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 
-import numpy as np
-import numpy.typing as npt
-
-from service.stores.embeddings import Embedder
-
-Vector = npt.NDArray[np.float32]
+from service.stores.embeddings import Embedder, Vector
 
 
 class QueryVectorCache:

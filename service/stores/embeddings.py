@@ -27,7 +27,8 @@ from service.core.errors import BackendUnavailable
 MAX_TOKENS = 256
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 
-Vectors = npt.NDArray[np.float32]
+Vectors = npt.NDArray[np.float32]  # one row per text
+Vector = npt.NDArray[np.float32]  # one text's
 # What onnxruntime raises when a run fails for a reason other than its input (its extension
 # module is untyped: typed here, at the boundary).
 _ort_state: Any = cast(Any, ort).capi.onnxruntime_pybind11_state
