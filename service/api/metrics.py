@@ -3,9 +3,11 @@ by error type, and backend readiness."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 
 from prometheus_client import Counter, Gauge, Histogram
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 REQUESTS = Counter(
     "mnemograph_http_requests_total",
@@ -37,3 +39,30 @@ BACKEND_READY = Gauge(
 def observe_readiness(checks: Mapping[str, Mapping[str, str]]) -> None:
     for backend, check in checks.items():
         BACKEND_READY.labels(backend).set(1 if check.get("status") == "ok" else 0)
+
+
+class RequestMetrics:
+    """Counts and times every HTTP request by method, route template and status, until its
+    body is sent (plain ASGI: no task per request, as Starlette's `BaseHTTPMiddleware` has)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        started = time.perf_counter()
+        status = 500  # unless a response starts
+
+        async def watched(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        finally:
+            route = getattr(scope.get("route"), "path", "other")
+            REQUESTS.labels(scope["method"], route, str(status)).inc()
+            REQUEST_LATENCY.labels(scope["method"], route).observe(time.perf_counter() - started)

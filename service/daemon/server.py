@@ -58,6 +58,8 @@ def _run(settings: Settings) -> int:
         host=settings.http.host,
         port=settings.http.port,
         log_level=settings.log_level.lower(),
+        loop="uvloop",  # named, not "auto": a missing dependency fails here instead of slowing
+        http="httptools",
         limit_concurrency=512,
         timeout_graceful_shutdown=10,
     )

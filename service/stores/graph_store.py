@@ -25,7 +25,6 @@ from neo4j import (
     AsyncSession,
     Query,
     Record,
-    RoutingControl,
     unit_of_work,
 )
 from neo4j import exceptions as neo4j_errors
@@ -132,23 +131,33 @@ class GraphStore:
     async def read(self, query: str, /, **params: Any) -> list[Row]:
         """A read in an auto-commit transaction: one round trip, where a managed transaction
         takes two (its COMMIT: 0.56 ms of a trivial read's 2.1 on this machine)."""
+        return await self._auto_commit(query, params, READ_ACCESS)
+
+    async def write(self, query: str, /, **params: Any) -> list[Row]:
+        """One write statement in an auto-commit transaction (one round trip, as `read`), on
+        the leader of a cluster; several statements that must commit together: `transaction`."""
+        return await self._auto_commit(query, params, WRITE_ACCESS)
+
+    async def _auto_commit(self, name: str, params: Mapping[str, Any], mode: str) -> list[Row]:
         started = time.perf_counter()
         try:
-            records = await self._read_with_retries(query, params)
+            records = await self._run_with_retries(name, params, mode)
         except Exception as exc:
             _reraise(exc)
-        log.debug("read %s took %.1f ms", query, (time.perf_counter() - started) * 1000)
+        log.debug("%s %s took %.1f ms", mode, name, (time.perf_counter() - started) * 1000)
         return [_row(record) for record in records]
 
-    async def _read_with_retries(self, name: str, params: Mapping[str, Any]) -> list[Record]:
+    async def _run_with_retries(
+        self, name: str, params: Mapping[str, Any], mode: str
+    ) -> list[Record]:
         """Retried as the driver retries managed transactions: transient failures only, pausing
-        1, 2, 4 ... s (± 20%, so reads that failed together do not retry together), until
+        1, 2, 4 ... s (± 20%, so statements that failed together do not retry together), until
         `retry_time_s` have passed since the first failure."""
         first_failure: float | None = None
         pause = 1.0
         while True:
             try:
-                async with self._session(READ_ACCESS) as session:
+                async with self._session(mode) as session:
                     result = await session.run(self._library.query(name), dict(params))
                     return (await result.to_eager_result()).records
             except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as exc:
@@ -157,23 +166,9 @@ class GraphStore:
                 if not exc.is_retryable() or now - first_failure >= self._settings.retry_time_s:
                     raise
                 delay = pause * random.uniform(0.8, 1.2)
-                log.warning("read %s failed (%s); retrying in %.0f s", name, exc, delay)
+                log.warning("%s %s failed (%s); retrying in %.0f s", mode, name, exc, delay)
                 await asyncio.sleep(delay)
                 pause *= 2
-
-    async def write(self, query: str, /, **params: Any) -> list[Row]:
-        started = time.perf_counter()
-        try:
-            records, _, _ = await self._driver.execute_query(
-                self._library.query(query),
-                dict(params),
-                database_=self._settings.database,
-                routing_=RoutingControl.WRITE,
-            )
-        except Exception as exc:
-            _reraise(exc)
-        log.debug("write %s took %.1f ms", query, (time.perf_counter() - started) * 1000)
-        return [_row(record) for record in records]
 
     def _session(self, access_mode: str = WRITE_ACCESS) -> AsyncSession:
         """A session in the causal chain of every statement this store runs (the driver's

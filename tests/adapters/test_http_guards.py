@@ -289,3 +289,45 @@ async def test_tool_latency_and_failures_by_error_type_are_metrics(make_http: Ma
         sample("mnemograph_errors_total", surface="http", error_type="unauthorized"),
     )
     assert [b - a for a, b in zip(before, after, strict=True)] == [2.0, 1.0, 1.0]
+
+
+async def test_http_requests_are_counted_and_timed_by_route_template_and_status(
+    make_http: MakeHttp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def sample(name: str, **labels: str) -> float:
+        return REGISTRY.get_sample_value(name, labels) or 0.0
+
+    async def broken(*_: object) -> None:
+        raise RuntimeError("a bug")
+
+    counted = [
+        ("/v1/memories/{ref}", "404"),
+        ("/v1/search", "200"),
+        ("/v1/search", "500"),
+        ("other", "404"),
+    ]
+    before = [
+        *(
+            sample("mnemograph_http_requests_total", method="GET", route=r, status=s)
+            for r, s in counted
+        ),
+        sample("mnemograph_http_request_seconds_count", method="GET", route="/v1/search"),
+    ]
+    context = make_http()
+    async with context as client:
+        statuses = [
+            (await client.get("/v1/memories/missing")).status_code,
+            (await client.get("/v1/search", params={"query": "q"})).status_code,
+        ]
+        monkeypatch.setattr(context.runtime.retrieval, "search", broken)
+        statuses.append((await client.get("/v1/search", params={"query": "q"})).status_code)
+        statuses.append((await client.get("/v1/nowhere")).status_code)
+    after = [
+        *(
+            sample("mnemograph_http_requests_total", method="GET", route=r, status=s)
+            for r, s in counted
+        ),
+        sample("mnemograph_http_request_seconds_count", method="GET", route="/v1/search"),
+    ]
+    assert statuses == [404, 200, 500, 404]
+    assert [b - a for a, b in zip(before, after, strict=True)] == [1.0, 1.0, 1.0, 1.0, 2.0]

@@ -1,6 +1,6 @@
 """Retries: start-up waits (`service.retry`) retry transient failures until the backend answers
-or the time is up, and any other error is raised at once, after a single call; reads retry a
-transient Neo4j failure for `neo4j.retry_time_s`."""
+or the time is up, and any other error is raised at once, after a single call; single statements
+(reads and writes) retry a transient Neo4j failure for `neo4j.retry_time_s`."""
 
 from __future__ import annotations
 
@@ -58,9 +58,10 @@ async def test_a_backend_still_down_when_the_time_is_up_is_unavailable_with_a_hi
     )
 
 
+@pytest.mark.parametrize("method", ["read", "write"])
 @pytest.mark.parametrize(("retry_time_s", "retries"), [(0.0, 0), (0.5, 1), (1.5, 2)])
-async def test_reads_retry_a_transient_failure_for_retry_time_s_then_fail_as_unavailable(
-    retry_time_s: float, retries: int, caplog: pytest.LogCaptureFixture
+async def test_statements_retry_a_transient_failure_for_retry_time_s_then_fail_as_unavailable(
+    method: str, retry_time_s: float, retries: int, caplog: pytest.LogCaptureFixture
 ) -> None:
     # Nothing listens on the port: each attempt fails at once with a retryable error; the pauses
     # are 1 s, then 2 s, and no attempt starts once retry_time_s have passed since the first.
@@ -71,7 +72,7 @@ async def test_reads_retry_a_transient_failure_for_retry_time_s_then_fail_as_una
             caplog.at_level(logging.WARNING, "service.stores.graph_store"),
             pytest.raises(BackendUnavailable) as caught,
         ):
-            await graph.read("health_check")
+            await getattr(graph, method)("health_check")
     finally:
         await graph.close()
     assert caught.value.message == "neo4j is unavailable: ServiceUnavailable"

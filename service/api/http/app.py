@@ -3,15 +3,12 @@ MCP streamable HTTP endpoint at `/mcp`, with one handler that maps errors to the
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
-from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.responses import JSONResponse, Response
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -27,8 +24,9 @@ from service.api.http.guards import (
     transport_patterns,
 )
 from service.api.http.openapi import install_openapi
+from service.api.http.responses import JSONResponse
 from service.api.mcp.server import build_mcp_server
-from service.api.metrics import ERRORS, REQUEST_LATENCY, REQUESTS
+from service.api.metrics import ERRORS, RequestMetrics
 from service.api.ratelimit import RateLimiter
 from service.api.tools import EXPORT_PATH, IMPORT_PATH, list_fields_for_path
 from service.app import RuntimeRef, open_runtime
@@ -110,8 +108,8 @@ def add_error_handlers(app: FastAPI) -> None:
 
 
 def add_middleware(app: FastAPI, settings: Settings) -> None:
-    """Request metrics, then the guards (outermost last): request id, Host/Origin, CORS when
-    configured, rate limit, the key on /mcp, body limit, deadline."""
+    """The guards, then request metrics (outermost last): deadline, body limit, the key on /mcp,
+    rate limit, CORS when configured, Host/Origin, request id; metrics see every answer."""
     limits = settings.limits
     hosts, origins = transport_patterns(settings.http)
     # Backup and restore stream for as long as the namespace takes; an import's body goes to
@@ -135,16 +133,7 @@ def add_middleware(app: FastAPI, settings: Settings) -> None:
         )
     app.add_middleware(HostGuard, hosts=hosts, origins=origins)
     app.add_middleware(RequestId)
-
-    @app.middleware("http")
-    async def _measure(request: Request, call_next: Any) -> Response:
-        started = time.perf_counter()
-        response: Response = await call_next(request)
-        route = request.scope.get("route")
-        path = getattr(route, "path", "other")
-        REQUESTS.labels(request.method, path, str(response.status_code)).inc()
-        REQUEST_LATENCY.labels(request.method, path).observe(time.perf_counter() - started)
-        return response
+    app.add_middleware(RequestMetrics)
 
 
 def http_error(exc: StarletteHTTPException, request: Request) -> MnemographError:

@@ -7,9 +7,10 @@ import json
 from collections.abc import AsyncIterator
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import StreamingResponse
 
 from service.api.http.deps import NamespaceQuery, PrincipalDep, RuntimeDep
+from service.api.http.responses import JSONResponse
 from service.api.tools import EXPORT_PATH, IMPORT_PATH
 from service.core.backup import export_lines
 from service.core.errors import PayloadTooLarge

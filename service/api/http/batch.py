@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from fastapi import APIRouter
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.api.http.deps import NamespaceQuery, PrincipalDep, RuntimeDep
+from service.api.http.responses import JSONResponse
 from service.api.tools import BATCH_PATH
 
 router = APIRouter(tags=["memories"])

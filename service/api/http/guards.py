@@ -11,10 +11,10 @@ import uuid
 from collections.abc import Collection, Mapping, Sequence
 
 from starlette.datastructures import Headers
-from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.api.auth import Authenticator, presented_key
+from service.api.http.responses import JSONResponse
 from service.api.metrics import ERRORS
 from service.api.ratelimit import RateLimiter, retry_after
 from service.api.tools import list_fields_for_path

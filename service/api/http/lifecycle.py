@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
 
 from service.api.http.deps import (
@@ -16,6 +15,7 @@ from service.api.http.deps import (
     RuntimeDep,
     SortLinksQuery,
 )
+from service.api.http.responses import JSONResponse
 from service.api.tools import TOOLS
 from service.core.lifecycle import (
     WINDOW_DESCRIPTION,

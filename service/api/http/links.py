@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Query
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
 
 from service.api.http.deps import NamespaceQuery, PrincipalDep, RefPath, RuntimeDep, TargetPath
+from service.api.http.responses import JSONResponse
 from service.api.tools import TOOLS
 from service.core.models import LinkTypeParam, TermParam, WeightParam
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from service.api.http.deps import (
@@ -13,6 +12,7 @@ from service.api.http.deps import (
     RuntimeDep,
     SortLinksQuery,
 )
+from service.api.http.responses import JSONResponse
 from service.api.params import NamespaceParam, check_refs
 from service.api.tools import TOOLS
 from service.core.errors import InvalidParameter, NotFound

@@ -6,9 +6,10 @@ import time
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from service.api.http.responses import JSONResponse
 from service.api.metrics import observe_readiness
 from service.app import Runtime, RuntimeRef
 from service.core.errors import BackendUnavailable

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from service.api.http.deps import (
@@ -16,6 +15,7 @@ from service.api.http.deps import (
     SortLinksQuery,
     split_values,
 )
+from service.api.http.responses import JSONResponse
 from service.api.params import NamespaceParam
 from service.api.tools import TOOLS
 from service.core.search_inputs import (
