@@ -15,6 +15,7 @@ from service.api.http.app import create_app
 from service.config import Settings
 from service.daemon import discovery, lock
 from service.daemon.client import configured_url
+from service.daemon.http_protocol import EnvelopeHttpToolsProtocol
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +60,7 @@ def _run(settings: Settings) -> int:
         port=settings.http.port,
         log_level=settings.log_level.lower(),
         loop="uvloop",  # named, not "auto": a missing dependency fails here instead of slowing
-        http="httptools",
+        http=EnvelopeHttpToolsProtocol,
         limit_concurrency=512,
         timeout_graceful_shutdown=10,
     )

@@ -1,0 +1,29 @@
+"""The HTTP/1.1 protocol the daemon serves with: uvicorn's httptools protocol, whose own refusal
+of a request it cannot parse (malformed, or a URL over the parser's 64 KiB) is the §2 error
+envelope instead of uvicorn's plain text."""
+
+from __future__ import annotations
+
+import orjson
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from service.core.errors import InvalidParameter, error_envelope
+
+REFUSAL = InvalidParameter("Invalid HTTP request: malformed, or a URL over 64 KiB")
+
+
+class EnvelopeHttpToolsProtocol(HttpToolsProtocol):
+    """Answers an unparseable request with 400 and the JSON envelope, then closes."""
+
+    def send_400_response(self, msg: str) -> None:
+        body = orjson.dumps(error_envelope(REFUSAL))
+        head = [b"HTTP/1.1 400 Bad Request\r\n"]
+        for name, value in self.server_state.default_headers:
+            head += [name, b": ", value, b"\r\n"]
+        head += [
+            b"content-type: application/json\r\n",
+            b"content-length: " + str(len(body)).encode("ascii") + b"\r\n",
+            b"connection: close\r\n\r\n",
+        ]
+        self.transport.write(b"".join(head) + body)
+        self.transport.close()
