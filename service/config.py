@@ -63,7 +63,10 @@ class Neo4jSettings(BaseModel):
     )
     query_timeout_s: float = Field(default=30.0, gt=0, description="Server-side limit per query.")
     retry_time_s: float = Field(
-        default=5.0, ge=0, description="How long a transient failure is retried (reads and writes)."
+        default=5.0,
+        ge=0,
+        description="How long a transient failure is retried (a single write only when Neo4j "
+        "rolled it back).",
     )
 
 

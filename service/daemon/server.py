@@ -59,7 +59,7 @@ def _run(settings: Settings) -> int:
         host=settings.http.host,
         port=settings.http.port,
         log_level=settings.log_level.lower(),
-        loop="uvloop",  # named, not "auto": a missing dependency fails here instead of slowing
+        loop="uvloop",  # named: when missing, start-up fails (no silent fallback to asyncio)
         http=EnvelopeHttpToolsProtocol,
         limit_concurrency=512,
         timeout_graceful_shutdown=10,

@@ -150,9 +150,9 @@ class GraphStore:
     async def _run_with_retries(
         self, name: str, params: Mapping[str, Any], mode: str
     ) -> list[Record]:
-        """Retried as the driver retries managed transactions: transient failures only, pausing
-        1, 2, 4 ... s (± 20%, so statements that failed together do not retry together), until
-        `retry_time_s` have passed since the first failure."""
+        """Transient failures retried (`may_retry`), pausing 1, 2, 4 ... s (± 20%, so statements
+        that failed together do not retry together), until `retry_time_s` have passed since the
+        first failure."""
         first_failure: float | None = None
         pause = 1.0
         while True:
@@ -163,7 +163,7 @@ class GraphStore:
             except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as exc:
                 now = time.monotonic()
                 first_failure = now if first_failure is None else first_failure
-                if not exc.is_retryable() or now - first_failure >= self._settings.retry_time_s:
+                if not may_retry(exc, mode) or now - first_failure >= self._settings.retry_time_s:
                     raise
                 delay = pause * random.uniform(0.8, 1.2)
                 log.warning("%s %s failed (%s); retrying in %.0f s", mode, name, exc, delay)
@@ -237,6 +237,15 @@ class GraphStore:
                 return {record["name"]: record["state"] async for record in result}
         except Exception as exc:
             _reraise(exc)
+
+
+def may_retry(exc: neo4j_errors.Neo4jError | neo4j_errors.DriverError, mode: str) -> bool:
+    """Whether an auto-commit statement may run again: a read on any transient failure; a write
+    only when the server reports a transient error (it rolled the statement back). A write whose
+    connection failed may have committed, and running it again could apply it twice."""
+    if mode == READ_ACCESS:
+        return exc.is_retryable()
+    return isinstance(exc, neo4j_errors.Neo4jError) and exc.is_retryable()
 
 
 def _reraise(exc: Exception) -> NoReturn:

@@ -21,6 +21,11 @@ KEYS = "r-key:team:reader,w-key:team:writer"
 PROBES = ("/healthz", "/metrics")
 
 
+def sample(name: str, **labels: str) -> float:
+    """A Prometheus sample's current value (0 before it is first counted)."""
+    return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
 async def test_every_v1_route_needs_a_key_and_only_the_probes_answer_without(
     make_http: MakeHttp,
 ) -> None:
@@ -269,9 +274,6 @@ async def test_each_answer_carries_a_request_id_that_an_internal_error_names(
 
 
 async def test_tool_latency_and_failures_by_error_type_are_metrics(make_http: MakeHttp) -> None:
-    def sample(name: str, **labels: str) -> float:
-        return REGISTRY.get_sample_value(name, labels) or 0.0
-
     before = (
         sample("mnemograph_tool_seconds_count", tool="retrieve_context"),
         sample("mnemograph_errors_total", surface="mcp", error_type="invalid_parameter"),
@@ -294,9 +296,6 @@ async def test_tool_latency_and_failures_by_error_type_are_metrics(make_http: Ma
 async def test_http_requests_are_counted_and_timed_by_route_template_and_status(
     make_http: MakeHttp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def sample(name: str, **labels: str) -> float:
-        return REGISTRY.get_sample_value(name, labels) or 0.0
-
     async def broken(*_: object) -> None:
         raise RuntimeError("a bug")
 

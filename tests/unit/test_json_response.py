@@ -1,4 +1,5 @@
-"""HTTP answers are encoded by orjson: the same JSON as Starlette's encoder, compact UTF-8."""
+"""HTTP answers are encoded by orjson: the same values as Starlette's encoder, compact UTF-8; what
+orjson refuses falls back to Starlette's encoder."""
 
 from __future__ import annotations
 
@@ -30,3 +31,12 @@ def test_the_body_is_compact_utf8_json_of_the_same_values_as_starlettes() -> Non
     assert b", " not in body and b": " not in body
     assert (ours.status_code, ours.media_type) == (201, "application/json")
     assert ours.headers["content-length"] == str(len(body))
+
+
+def test_what_orjson_refuses_is_encoded_as_starlette_encodes_it() -> None:
+    payload = {"metadata": {"n": 123456789012345678901234567890}, "memories": [{"id": "a"}]}
+    assert (
+        JSONResponse(payload).body
+        == StarletteJSONResponse(payload).body
+        == (b'{"metadata":{"n":123456789012345678901234567890},"memories":[{"id":"a"}]}')
+    )

@@ -1,17 +1,20 @@
 """Retries: start-up waits (`service.retry`) retry transient failures until the backend answers
 or the time is up, and any other error is raised at once, after a single call; single statements
-(reads and writes) retry a transient Neo4j failure for `neo4j.retry_time_s`."""
+retry a transient Neo4j failure for `neo4j.retry_time_s`, writes only when the server rolled
+them back."""
 
 from __future__ import annotations
 
 import logging
 
 import pytest
+from neo4j import READ_ACCESS, WRITE_ACCESS
+from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from service.config import Neo4jSettings
 from service.core.errors import BackendUnavailable, InvalidParameter
 from service.retry import wait_until_ready
-from service.stores.graph_store import CypherLibrary, GraphStore
+from service.stores.graph_store import CypherLibrary, GraphStore, may_retry
 from service.stores.neo4j_local import free_port
 
 
@@ -58,13 +61,21 @@ async def test_a_backend_still_down_when_the_time_is_up_is_unavailable_with_a_hi
     )
 
 
-@pytest.mark.parametrize("method", ["read", "write"])
+@pytest.mark.parametrize(
+    ("method", "expected"),
+    [("read", ["retrying in 1 s", "retrying in 2 s"]), ("write", [])],
+)
 @pytest.mark.parametrize(("retry_time_s", "retries"), [(0.0, 0), (0.5, 1), (1.5, 2)])
-async def test_statements_retry_a_transient_failure_for_retry_time_s_then_fail_as_unavailable(
-    method: str, retry_time_s: float, retries: int, caplog: pytest.LogCaptureFixture
+async def test_a_lost_connection_is_retried_for_reads_only_then_fails_as_unavailable(
+    method: str,
+    expected: list[str],
+    retry_time_s: float,
+    retries: int,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    # Nothing listens on the port: each attempt fails at once with a retryable error; the pauses
-    # are 1 s, then 2 s, and no attempt starts once retry_time_s have passed since the first.
+    # Nothing listens on the port: each attempt fails at once with a connection error; reads
+    # pause 1 s, then 2 s, and no attempt starts once retry_time_s have passed since the first.
+    # A write is never run again after a connection error: it may have committed.
     settings = Neo4jSettings(retry_time_s=retry_time_s)
     graph = GraphStore(settings, f"bolt://127.0.0.1:{free_port()}", CypherLibrary())
     try:
@@ -76,7 +87,28 @@ async def test_statements_retry_a_transient_failure_for_retry_time_s_then_fail_a
     finally:
         await graph.close()
     assert caught.value.message == "neo4j is unavailable: ServiceUnavailable"
-    assert [r.getMessage().rsplit("; ", 1)[1] for r in caplog.records] == [
-        "retrying in 1 s",
-        "retrying in 2 s",
-    ][:retries]
+    assert [r.getMessage().rsplit("; ", 1)[1] for r in caplog.records] == expected[:retries]
+
+
+DEADLOCK = Neo4jError._hydrate_neo4j(  # pyright: ignore[reportPrivateUsage]
+    code="Neo.TransientError.Transaction.DeadlockDetected", message="deadlock"
+)
+SYNTAX = Neo4jError._hydrate_neo4j(  # pyright: ignore[reportPrivateUsage]
+    code="Neo.ClientError.Statement.SyntaxError", message="bad"
+)
+
+
+@pytest.mark.parametrize(
+    ("error", "read", "write"),
+    [
+        (DEADLOCK, True, True),  # the server rolled the statement back
+        (ServiceUnavailable("refused"), True, False),  # a write may have committed
+        (SessionExpired("gone"), True, False),
+        (SYNTAX, False, False),
+    ],
+    ids=["server-transient", "connection", "session-expired", "client-error"],
+)
+def test_which_failures_an_auto_commit_statement_may_retry(
+    error: Neo4jError | DriverError, read: bool, write: bool
+) -> None:
+    assert (may_retry(error, READ_ACCESS), may_retry(error, WRITE_ACCESS)) == (read, write)

@@ -109,7 +109,8 @@ def add_error_handlers(app: FastAPI) -> None:
 
 def add_middleware(app: FastAPI, settings: Settings) -> None:
     """The guards, then request metrics (outermost last): deadline, body limit, the key on /mcp,
-    rate limit, CORS when configured, Host/Origin, request id; metrics see every answer."""
+    rate limit, CORS when configured, Host/Origin, request id; metrics see every answer the
+    application gives."""
     limits = settings.limits
     hosts, origins = transport_patterns(settings.http)
     # Backup and restore stream for as long as the namespace takes; an import's body goes to
