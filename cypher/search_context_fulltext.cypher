@@ -12,4 +12,5 @@ WITH raw, [hit IN raw WHERE hit.node.namespace = $namespace
     AND ($include_superseded OR hit.node.superseded_by IS NULL)] AS kept
 RETURN size(raw) AS fetched, size(kept) AS matched,
        [hit IN kept[$skip..$skip + $limit]
-         | {id: hit.node.id, score: hit.score, created_ms: hit.node.created_at.epochMillis}] AS hits
+         | {id: hit.node.id, score: hit.score, created_ms: hit.node.created_at.epochMillis}] AS hits,
+       CASE WHEN $beyond THEN [hit IN kept[$skip + $limit..] | hit.node.id] ELSE [] END AS beyond

@@ -29,11 +29,13 @@ Hit = tuple[str, float, int | None]  # memory id, channel score, created_at (epo
 @dataclass(frozen=True)
 class Bm25Page:
     """A page of BM25 hits; `total` counts the hits that passed among those Lucene returned,
-    and `capped` says Lucene held more than it returned (the total is then a lower bound)."""
+    and `capped` says Lucene held more than it returned (the total is then a lower bound);
+    `beyond` holds the ids of the counted hits after the page, when asked for."""
 
     total: int
     hits: list[Hit]
     capped: bool
+    beyond: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -83,8 +85,10 @@ class Channels:
         limit: int,
         count: bool = True,
         index_query: str = "search_fulltext",
+        beyond: bool = False,
     ) -> Bm25Page:
-        """BM25 hits `skip..skip+limit` of the namespace and how many Lucene hits passed.
+        """BM25 hits `skip..skip+limit` of the namespace and how many Lucene hits passed (with
+        `beyond`, also the ids of those after the page).
 
         Lucene returns its top hits first; other namespaces or filters may thin them out, so
         the fetch grows until enough hits pass or Lucene has no more. With `count` the first
@@ -103,6 +107,7 @@ class Channels:
                 fetch=fetch,
                 skip=skip,
                 limit=limit,
+                beyond=beyond,
                 **flt.cypher(),
             )
             row = rows[0]
@@ -110,7 +115,7 @@ class Channels:
             if exhausted or row["matched"] >= skip + limit or fetch >= MAX_LUCENE_FETCH:
                 break
             fetch = min(fetch * 8, MAX_LUCENE_FETCH)
-        return Bm25Page(row["matched"], _bm25_hits(row), not exhausted)
+        return Bm25Page(row["matched"], _bm25_hits(row), not exhausted, tuple(row["beyond"]))
 
     async def keyword(
         self,

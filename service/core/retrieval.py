@@ -63,7 +63,7 @@ class Retrieval:
             fetch = max(MAX_CANDIDATES, offset + limit)
             vector, bm25 = await asyncio.gather(
                 self.channels.vector(namespace, query, flt, fetch),
-                self.channels.bm25(namespace, lucene, flt, 0, fetch)
+                self.channels.bm25(namespace, lucene, flt, 0, fetch, beyond=True)
                 if mode == "hybrid"
                 else _no_hits(),
             )
@@ -77,7 +77,9 @@ class Retrieval:
                     {"bm25": [i for i, _, _ in bm25.hits], "vector": [i for i, _, _ in vector]},
                     self.settings.search.rrf_k,
                 )
-                total = len(ranked) + max(0, bm25.total - len(bm25.hits))
+                # Each memory once: keyword matches past the fused ones that vector found too.
+                found_by_vector = {i for i, _, _ in vector}
+                total = len(ranked) + len(set(bm25.beyond) - found_by_vector)
             offset_in_ranked = offset
         page = ranked[offset_in_ranked : offset_in_ranked + limit]
         views = await self.memories.hydrate(namespace, [i for i, _, _ in page], sort)

@@ -401,6 +401,22 @@ async def test_totals_are_exact_up_to_the_count_limit_and_flagged_beyond_it(
     assert counted(await capped.search(namespace, vector)) == (200, True, 10)
 
 
+async def test_hybrid_search_counts_a_memory_both_engines_found_once(
+    retrieval: Retrieval, importer: BulkImporter, namespace: str
+) -> None:
+    # 200 memories say the word four times and outrank the one that is only the word: BM25's
+    # 200 fused hits leave it out, and the vector side (the query itself) finds it.
+    crowd = [
+        SaveInput(key=f"crowd-{i}", content="vexillotrope vexillotrope vexillotrope vexillotrope")
+        for i in range(200)
+    ]
+    await importer.run(namespace, [*crowd, SaveInput(key="word", content="vexillotrope")])
+    bm25 = await retrieval.search(namespace, SearchInput(query="vexillotrope", mode="bm25"))
+    assert (bm25["total"], bm25["total_capped"]) == (201, False)
+    hybrid = await retrieval.search(namespace, SearchInput(query="vexillotrope", mode="hybrid"))
+    assert (hybrid["total"], hybrid["total_capped"]) == (201, True)
+
+
 async def test_the_hybrid_walk_leaves_out_only_memories_that_cannot_rank(
     retrieval: Retrieval,
     importer: BulkImporter,
