@@ -41,9 +41,14 @@ def observe_readiness(checks: Mapping[str, Mapping[str, str]]) -> None:
         BACKEND_READY.labels(backend).set(1 if check.get("status") == "ok" else 0)
 
 
+CLIENT_CLOSED = 499  # the status counted for a client gone before any answer started
+
+
 class RequestMetrics:
     """Counts and times every HTTP request by method, route template and status, until its
-    body is sent (plain ASGI: no task per request, as Starlette's `BaseHTTPMiddleware` has)."""
+    body is sent (plain ASGI: no task per request, as Starlette's `BaseHTTPMiddleware` has).
+    A request whose client left before an answer started counts as 499; one that ended with
+    no answer otherwise, as 500."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -52,7 +57,14 @@ class RequestMetrics:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         started = time.perf_counter()
-        status = 500  # unless a response starts
+        status: int | None = None
+        client_left = False
+
+        async def listened() -> Message:
+            nonlocal client_left
+            message = await receive()
+            client_left = client_left or message["type"] == "http.disconnect"
+            return message
 
         async def watched(message: Message) -> None:
             nonlocal status
@@ -61,8 +73,10 @@ class RequestMetrics:
             await send(message)
 
         try:
-            await self.app(scope, receive, watched)
+            await self.app(scope, listened, watched)
         finally:
+            if status is None:
+                status = CLIENT_CLOSED if client_left else 500
             route = getattr(scope.get("route"), "path", "other")
             REQUESTS.labels(scope["method"], route, str(status)).inc()
             REQUEST_LATENCY.labels(scope["method"], route).observe(time.perf_counter() - started)
