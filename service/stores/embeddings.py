@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import math
 import time
 from collections.abc import Sequence
 from importlib import resources
@@ -174,7 +175,9 @@ class OpenAICompatibleEmbedder:
 class SharedEmbedder:
     """One embedder shared by requests and background work, requests first: background work
     (the context indexer) embeds in small chunks, each once requests have left the embedder
-    quiet for `quiet_s`, or after `max_wait_s` at the latest (so it is never starved)."""
+    quiet for `quiet_s`, or after `max_wait_s` at the latest (so it is never starved); while
+    bulk work (a request of `bulk_texts` or more texts) has embedded within `bulk_wait_s`, the
+    latest is `bulk_wait_s`, so an import runs at nearly the embedder's whole rate."""
 
     def __init__(
         self,
@@ -182,6 +185,8 @@ class SharedEmbedder:
         quiet_s: float = 0.1,
         max_wait_s: float = 1.0,
         chunk: int = 4,
+        bulk_texts: int = 16,
+        bulk_wait_s: float = 10.0,
     ) -> None:
         self.inner = inner
         self.model = inner.model
@@ -189,8 +194,11 @@ class SharedEmbedder:
         self._quiet_s = quiet_s
         self._max_wait_s = max_wait_s
         self._chunk = chunk
+        self._bulk_texts = bulk_texts
+        self._bulk_wait_s = bulk_wait_s
         self._requests = 0
         self._last_request = time.monotonic()
+        self._last_bulk = -math.inf
 
     async def embed(self, texts: Sequence[str]) -> Vectors:
         """A request's embedding: never waits behind more than one background chunk."""
@@ -200,6 +208,8 @@ class SharedEmbedder:
         finally:
             self._requests -= 1
             self._last_request = time.monotonic()
+            if len(texts) >= self._bulk_texts:
+                self._last_bulk = self._last_request
 
     async def embed_background(self, texts: Sequence[str]) -> Vectors:
         """Background embedding, chunk by chunk, each when requests allow."""
@@ -212,12 +222,16 @@ class SharedEmbedder:
         return np.concatenate(parts, axis=0)
 
     async def _wait_for_quiet(self) -> None:
-        deadline = time.monotonic() + self._max_wait_s
-        while (now := time.monotonic()) < deadline:
+        started = time.monotonic()
+        while (now := time.monotonic()) < (deadline := started + self._longest_wait(now)):
             quiet = 0.0 if self._requests else now - self._last_request
             if quiet >= self._quiet_s:
                 return
             await asyncio.sleep(min(self._quiet_s - quiet, deadline - now))
+
+    def _longest_wait(self, now: float) -> float:
+        bulk = now - self._last_bulk < self._bulk_wait_s
+        return self._bulk_wait_s if bulk else self._max_wait_s
 
     async def close(self) -> None:
         await self.inner.close()

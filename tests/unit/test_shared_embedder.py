@@ -1,5 +1,6 @@
 """SharedEmbedder: requests go first; background work runs in chunks once requests leave the
-embedder quiet, and is never starved for longer than `max_wait_s`."""
+embedder quiet, and is never starved for longer than `max_wait_s` (`bulk_wait_s` while bulk work
+embeds)."""
 
 from __future__ import annotations
 
@@ -61,3 +62,24 @@ async def test_background_work_is_not_starved_by_a_steady_stream_of_requests() -
     assert (await shared.embed_background(["a"])).shape == (1, 2)
     assert 0.04 <= loop.time() - started < 1.0
     assert (await shared.embed_background([])).shape == (0, 2)
+
+
+async def test_background_work_waits_longer_while_bulk_work_embeds() -> None:
+    inner = SlowEmbedder(0.001)
+    shared = SharedEmbedder(
+        inner, quiet_s=10.0, max_wait_s=0.05, chunk=8, bulk_texts=3, bulk_wait_s=0.3
+    )
+    loop = asyncio.get_running_loop()
+
+    async def waited_for(text: str) -> float:
+        started = loop.time()
+        await shared.embed_background([text])
+        return loop.time() - started
+
+    await shared.embed(["b1", "b2", "b3"])
+    behind_bulk = await waited_for("a")
+    await asyncio.sleep(0.3)  # no bulk work since
+    await shared.embed(["q1", "q2"])
+    behind_requests = await waited_for("c")
+    assert 0.25 <= behind_bulk < 1.0
+    assert 0.04 <= behind_requests < 0.2
