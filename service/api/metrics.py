@@ -47,8 +47,8 @@ CLIENT_CLOSED = 499  # the status counted for a client gone before any answer st
 class RequestMetrics:
     """Counts and times every HTTP request by method, route template and status, until its
     body is sent (plain ASGI: no task per request, as Starlette's `BaseHTTPMiddleware` has).
-    A request whose client left before an answer started counts as 499; one that ended with
-    no answer otherwise, as 500."""
+    A request that ended without an answer counts as 499 when its client was seen leaving
+    (while its body was read), otherwise as 500."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app

@@ -411,10 +411,16 @@ async def test_hybrid_search_counts_a_memory_both_engines_found_once(
         for i in range(200)
     ]
     await importer.run(namespace, [*crowd, SaveInput(key="word", content="vexillotrope")])
-    bm25 = await retrieval.search(namespace, SearchInput(query="vexillotrope", mode="bm25"))
+    bm25 = await retrieval.search(
+        namespace, SearchInput(query="vexillotrope", mode="bm25", offset=200, limit=1)
+    )
     assert (bm25["total"], bm25["total_capped"]) == (201, False)
-    hybrid = await retrieval.search(namespace, SearchInput(query="vexillotrope", mode="hybrid"))
+    assert [r["key"] for r in bm25["results"]] == ["word"]
+    hybrid = await retrieval.search(
+        namespace, SearchInput(query="vexillotrope", mode="hybrid", limit=100)
+    )
     assert (hybrid["total"], hybrid["total_capped"]) == (201, True)
+    assert [r["matchType"] for r in hybrid["results"] if r["key"] == "word"] == ["vector"]
 
 
 async def test_the_hybrid_walk_leaves_out_only_memories_that_cannot_rank(
