@@ -89,11 +89,16 @@ class RequestTimeout(BackendUnavailable):
         )
 
 
+def new_request_id() -> str:
+    """A request's id: 12 random hex digits."""
+    return uuid.uuid4().hex[:12]
+
+
 class InternalError(MnemographError):
     """A bug: the message carries a request id and never a stack trace."""
 
     def __init__(self, request_id: str | None = None) -> None:
-        self.request_id = request_id or uuid.uuid4().hex[:12]
+        self.request_id = request_id or new_request_id()
         super().__init__(f"Internal error (request id {self.request_id})")
 
 

@@ -5,13 +5,12 @@ envelope, with a request id and counted in the error metric, instead of uvicorn'
 from __future__ import annotations
 
 import logging
-import uuid
 
 import orjson
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from service.api.metrics import ERRORS
-from service.core.errors import InvalidParameter, error_envelope
+from service.core.errors import InvalidParameter, error_envelope, new_request_id
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +22,7 @@ class EnvelopeHttpToolsProtocol(HttpToolsProtocol):
     """Answers an unparseable request with 400 and the JSON envelope, then closes."""
 
     def send_400_response(self, msg: str) -> None:
-        request_id = uuid.uuid4().hex[:12]
+        request_id = new_request_id()
         log.warning("refused an unparseable HTTP request (request id %s)", request_id)
         ERRORS.labels("http", REFUSAL.error_type).inc()
         head = [b"HTTP/1.1 400 Bad Request\r\n"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import uuid
 from collections.abc import Collection, Mapping, Sequence
 
 from starlette.datastructures import Headers
@@ -28,6 +27,7 @@ from service.core.errors import (
     RequestTimeout,
     Unauthorized,
     error_envelope,
+    new_request_id,
 )
 from service.logs import REQUEST_ID
 
@@ -93,7 +93,7 @@ class RequestId:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        request_id = uuid.uuid4().hex[:12]
+        request_id = new_request_id()
         token = REQUEST_ID.set(request_id)
         started = False
 
