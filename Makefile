@@ -63,3 +63,8 @@ clean:
 .PHONY: bench-quality
 bench-quality: setup  ## long-conversation retrieval quality (SPLIT=tune|heldout|all), bench/results/
 	$(BIN)/python -m bench.bench_conversation_quality --split $(or $(SPLIT),all)
+
+.PHONY: bench-locomo
+bench-locomo: setup  ## retrieval quality on LoCoMo (LOCOMO=path/to/locomo10.json), bench/results/locomo.json
+	$(if $(LOCOMO),,$(error LOCOMO=path/to/locomo10.json is required))
+	$(BIN)/python -m bench.bench_locomo $(LOCOMO) $(if $(GRID),--grid)

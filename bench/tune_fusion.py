@@ -14,13 +14,14 @@ import asyncio
 import itertools
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, cast
 
 from bench.bench_conversation_quality import mean, metrics, rrf
 from bench.common import local_neo4j, write_results
-from bench.conversations import Dataset, Question, generate, iter_split
+from bench.conversations import Dataset, Question, generate
 from service.config import FusionSettings, Settings, load_settings
 from service.core.bulk import BulkImporter
 from service.core.channels import Channels, Hit
@@ -37,14 +38,14 @@ NAMESPACE = "tune"
 GRID: dict[str, Sequence[Any]] = {
     "k": (10,),
     "vector": (1.0,),
-    "keyword": (0.25,),
-    "vector_context": (0.5, 1.0),
-    "keyword_context": (0.0, 0.5),
+    "keyword": (0.25, 0.5, 1.0),
+    "vector_context": (0.25, 0.5, 1.0),
+    "keyword_context": (0.0, 0.25, 0.5, 1.0),
     "graph": (0.5,),
     "graph_seeds": (5,),
     "vector_fetch": (200,),
-    "redundancy": (0.0, 0.5, 0.75, 1.0),
-    "redundancy_neighbours": (3, 5, 10),
+    "redundancy": (0.75,),
+    "redundancy_neighbours": (5,),
 }
 
 MODES = ("vector", "keyword", "kv", "graph", "hybrid")
@@ -143,10 +144,15 @@ async def score(
     return {name: mean(values) for name, values in rows.items()}
 
 
-async def tune(
-    dataset: Dataset, neo4j_uri: str, data: Path, grid_search: bool = True
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Store the corpus once, then score every setting of GRID on the tune half."""
+Stores = tuple[GraphStore, EdgeVectorStore, EdgeVectorStore, LocalMiniLM]
+
+
+@asynccontextmanager
+async def stored_corpus(
+    items: Sequence[SaveInput], neo4j_uri: str, data: Path
+) -> AsyncGenerator[tuple[Settings, Stores, Channels]]:
+    """The items bulk-imported into NAMESPACE with their contextual texts indexed; the channels
+    remember their lookups, since only the fusion changes between the settings scored."""
     settings = load_settings(data_dir=data)
     graph = GraphStore(settings.neo4j, neo4j_uri, CypherLibrary())
     await graph.migrate()
@@ -156,32 +162,51 @@ async def tune(
     await vectors.open()
     await context_vectors.open()
     try:
-        items = [SaveInput.model_validate(turn.body()) for turn in dataset.turns]
         await BulkImporter(settings, graph, vectors, embedder).run(NAMESPACE, items)
         neighbours = settings.search.context_neighbours
         source = vectors if settings.search.context_vector == "mean" else None
         await ContextIndex(graph, context_vectors, embedder, neighbours, source).refresh_all()
-        questions = list(iter_split(dataset, "tune"))
         stores = (graph, vectors, context_vectors, embedder)
         channels = CachedChannels(Channels(settings, graph, vectors, embedder, context_vectors))
-        grid = [
-            await evaluate(settings, stores, channels, questions, fusion)
-            for fusion in (settings_grid() if grid_search else [])
-        ]
-        halves = {
-            half: await report(settings, stores, channels, list(iter_split(dataset, half)))
-            for half in ("tune", "heldout")
-        }
-        return grid, halves
+        yield settings, stores, channels
     finally:
         await context_vectors.close()
         await vectors.close()
         await graph.close()
 
 
+async def tune(
+    dataset: Dataset, neo4j_uri: str, data: Path, grid_search: bool = True
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Store the corpus once, then score every setting of GRID on the tune half."""
+    items = [SaveInput.model_validate(turn.body()) for turn in dataset.turns]
+    async with stored_corpus(items, neo4j_uri, data) as (settings, stores, channels):
+        return await grid_and_halves(settings, stores, channels, dataset.questions, grid_search)
+
+
+async def grid_and_halves(
+    settings: Settings,
+    stores: Stores,
+    channels: Channels,
+    questions: Sequence[Question],
+    grid_search: bool,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Every setting of GRID on the tune questions, then the defaults' report on both halves."""
+    tune_half = [question for question in questions if question.split == "tune"]
+    grid = [
+        await evaluate(settings, stores, channels, tune_half, fusion)
+        for fusion in (settings_grid() if grid_search else [])
+    ]
+    halves = {
+        half: await report(settings, stores, channels, [q for q in questions if q.split == half])
+        for half in ("tune", "heldout")
+    }
+    return grid, halves
+
+
 async def evaluate(
     settings: Settings,
-    stores: tuple[GraphStore, EdgeVectorStore, EdgeVectorStore, LocalMiniLM],
+    stores: Stores,
     channels: Channels,
     questions: Sequence[Question],
     fusion: FusionSettings,
@@ -199,7 +224,7 @@ async def evaluate(
 
 async def report(
     settings: Settings,
-    stores: tuple[GraphStore, EdgeVectorStore, EdgeVectorStore, LocalMiniLM],
+    stores: Stores,
     channels: Channels,
     questions: Sequence[Question],
 ) -> dict[str, Any]:
@@ -218,7 +243,7 @@ async def report(
 
 def with_fusion(
     settings: Settings,
-    stores: tuple[GraphStore, EdgeVectorStore, EdgeVectorStore, LocalMiniLM],
+    stores: Stores,
     channels: Channels,
     fusion: FusionSettings | None,
 ) -> Retrieval:
