@@ -23,27 +23,10 @@ QUESTION = "what did the veterinarian say about Biscuit?"
 ANSWER = "he needs an operation on his knee next Tuesday"
 
 
-def weighing_keyword_context(retrieval: Retrieval) -> Retrieval:
-    """Hybrid with the keyword_context channel weighed in (its default weight is 0, so it does
-    not run: docs/search.md)."""
-    settings, memories = retrieval.settings, retrieval.memories
-    fusion = settings.search.fusion.model_copy(update={"keyword_context": 0.5})
-    search = settings.search.model_copy(update={"fusion": fusion})
-    return Retrieval(
-        settings.model_copy(update={"search": search}),
-        memories.graph,
-        memories.vectors,
-        memories.embedder,
-        memories,
-        memories.context_vectors,
-    )
-
-
 async def context_scores(
     retrieval: Retrieval, namespace: str, query: str
 ) -> dict[str, dict[str, float]]:
-    weighed = weighing_keyword_context(retrieval)
-    result = await weighed.retrieve(
+    result = await retrieval.retrieve(
         namespace, RetrieveInput(query=query, sort_by="relevance", limit=20)
     )
     return {item["key"]: item["scores"] for item in result["results"]}

@@ -303,10 +303,11 @@ async def test_hybrid_merges_channels_with_kv_and_graph(
         namespace, RetrieveInput(query="root", sort_by="relevance", max_hops=1)
     )
     first = result["results"][0]
-    # keyword (weight 0.25) and kv (1.0) rank it first, vector and vector_context do not find
-    # it (keyword_context weighs 0 and does not run): (0.25 + 1.0) / (1 + 0.25 + 1 + 0.5 + 0.5)
+    # keyword (weight 0.5) and kv (1.0) rank it first; vector does not find it, nor do the two
+    # context channels (no contextual text is indexed here): (0.5 + 1.0) / (1 + 0.5 + 1 + 0.5 +
+    # 0.5 + 0.5)
     assert (first["key"], first["source"]) == ("root", "kv")
-    assert first["score"] == pytest.approx(1.25 / 3.25)
+    assert first["score"] == pytest.approx(1.5 / 4.0)
     assert first["scores"]["kv"] == 1.0
     one = next(r for r in result["results"] if r["key"] == "one")
     assert one["scores"]["graph"] == pytest.approx(1 / 1.5)
