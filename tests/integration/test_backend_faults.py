@@ -192,7 +192,14 @@ async def test_retrieval_without_the_embedder_answers_from_the_other_channels_wi
             links=[{"key": "backups", "weight": 0.9}],
         ),
     )
-    await memories.save(namespace, save_input("cat", "The cat sleeps on the warm windowsill"))
+    await memories.save(
+        namespace,
+        save_input(
+            "cat",
+            "The cat sleeps on the warm windowsill",
+            links=[{"key": "backups", "weight": 0.5}],
+        ),
+    )
     await context_index.refresh_all()  # (a server on the same Neo4j may have done it already)
     down = Retrieval(
         retrieval.settings,
@@ -206,8 +213,9 @@ async def test_retrieval_without_the_embedder_answers_from_the_other_channels_wi
     hybrid = await down.retrieve(namespace, RetrieveInput(query=query, sort_by="relevance"))
     vector = await down.retrieve(namespace, RetrieveInput(query=query, search_mode="vector"))
     assert [(r["key"], sorted(r["scores"])) for r in hybrid["results"]] == [
-        ("deploy-guide", ["keyword", "kv"]),
-        ("backups", ["graph"]),  # one hop from deploy-guide
+        ("deploy-guide", ["keyword", "keyword_context", "kv"]),
+        ("backups", ["keyword_context"]),  # deploy-guide's words are in its contextual text
+        ("cat", ["graph"]),  # one hop from backups, a seed
     ]
     assert sorted(hybrid["warnings"]) == [
         f"vector channel unavailable: {EMBEDDER_DOWN}",
