@@ -64,7 +64,9 @@ clean:
 bench-quality: setup  ## long-conversation retrieval quality (SPLIT=tune|heldout|all), bench/results/
 	$(BIN)/python -m bench.bench_conversation_quality --split $(or $(SPLIT),all)
 
-.PHONY: bench-locomo
-bench-locomo: setup  ## retrieval quality on LoCoMo (LOCOMO=path/to/locomo10.json), bench/results/locomo.json
+.PHONY: bench-locomo locomo-path
+bench-locomo: locomo-path setup  ## retrieval quality on LoCoMo (LOCOMO=path/to/locomo10.json), bench/results/locomo.json
+	$(BIN)/python -m bench.bench_locomo $(LOCOMO) $(if $(filter 1,$(GRID)),--grid)
+
+locomo-path:
 	$(if $(LOCOMO),,$(error LOCOMO=path/to/locomo10.json is required))
-	$(BIN)/python -m bench.bench_locomo $(LOCOMO) $(if $(GRID),--grid)

@@ -23,10 +23,27 @@ QUESTION = "what did the veterinarian say about Biscuit?"
 ANSWER = "he needs an operation on his knee next Tuesday"
 
 
+def weighing_keyword_context(retrieval: Retrieval) -> Retrieval:
+    """Hybrid with the keyword_context channel weighed in at 0.5 whatever its default (a channel
+    of weight 0 does not run), so these tests do not depend on the tuned weights."""
+    settings, memories = retrieval.settings, retrieval.memories
+    fusion = settings.search.fusion.model_copy(update={"keyword_context": 0.5})
+    search = settings.search.model_copy(update={"fusion": fusion})
+    return Retrieval(
+        settings.model_copy(update={"search": search}),
+        memories.graph,
+        memories.vectors,
+        memories.embedder,
+        memories,
+        memories.context_vectors,
+    )
+
+
 async def context_scores(
     retrieval: Retrieval, namespace: str, query: str
 ) -> dict[str, dict[str, float]]:
-    result = await retrieval.retrieve(
+    weighed = weighing_keyword_context(retrieval)
+    result = await weighed.retrieve(
         namespace, RetrieveInput(query=query, sort_by="relevance", limit=20)
     )
     return {item["key"]: item["scores"] for item in result["results"]}
