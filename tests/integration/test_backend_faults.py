@@ -183,23 +183,14 @@ async def test_retrieval_without_the_embedder_answers_from_the_other_channels_wi
     embedder_down: OpenAICompatibleEmbedder,
     namespace: str,
 ) -> None:
-    await memories.save(namespace, save_input("backups", "Nightly dumps of the graph database"))
-    await memories.save(
-        namespace,
-        save_input(
-            "deploy-guide",
-            "Deploy with docker compose: neo4j and qdrant start first",
-            links=[{"key": "backups", "weight": 0.9}],
-        ),
+    saved: tuple[tuple[str, str, list[float]], ...] = (
+        ("backups", "Nightly dumps of the graph database", []),
+        ("deploy-guide", "Deploy with docker compose: neo4j and qdrant start first", [0.9]),
+        ("cat", "The cat sleeps on the warm windowsill", [0.5]),
     )
-    await memories.save(
-        namespace,
-        save_input(
-            "cat",
-            "The cat sleeps on the warm windowsill",
-            links=[{"key": "backups", "weight": 0.5}],
-        ),
-    )
+    for key, content, weights in saved:  # the last two linked to backups
+        links = [{"key": "backups", "weight": weight} for weight in weights]
+        await memories.save(namespace, save_input(key, content, links=links))
     await context_index.refresh_all()  # (a server on the same Neo4j may have done it already)
     down = Retrieval(
         retrieval.settings,
