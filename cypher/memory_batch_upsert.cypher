@@ -2,7 +2,7 @@
 // vector_state is pending until Qdrant has the vector of a changed text; a changed text marks
 // its own graph-contextual text and its neighbours' pending; the namespace's counters move once.
 // A row with `restore` (an import) keeps the exported timestamps, access count and supersession
-// (its vector goes pending when its superseded flag changes).
+// (its vector and its context go pending when its superseded flag changes).
 UNWIND $rows AS row
 MERGE (m:Memory {id: row.id})
 ON CREATE SET m.created_at = row.created_at, m.accessed_at = row.created_at, m.access_count = 0
@@ -27,6 +27,10 @@ SET m.namespace = $namespace,
 FOREACH (r IN CASE WHEN row.restore IS NULL THEN [] ELSE [row.restore] END |
   SET m.vector_state = CASE WHEN (m.superseded_by IS NULL) = (r.superseded_by IS NULL)
                             THEN m.vector_state ELSE 'pending' END,
+      m.context_state = CASE WHEN (m.superseded_by IS NULL) = (r.superseded_by IS NULL)
+                             THEN m.context_state ELSE 'pending' END,
+      m.context_seq = CASE WHEN (m.superseded_by IS NULL) = (r.superseded_by IS NULL)
+                           THEN m.context_seq ELSE coalesce(m.context_seq, 0) + 1 END,
       m.created_at = r.created_at, m.updated_at = r.updated_at, m.accessed_at = r.accessed_at,
       m.access_count = r.access_count, m.superseded_by = r.superseded_by,
       m.superseded_at = r.superseded_at)

@@ -26,7 +26,9 @@ CALL (m) {
   WHERE old.superseded_by = m.id AND NOT old.id IN $ids
   WITH old, old.vector_state = 'ok' AS was_synced
   FOREACH (x IN CASE WHEN old IS NULL THEN [] ELSE [old] END |
-    REMOVE x.superseded_by, x.superseded_at SET x.vector_state = 'pending')
+    REMOVE x.superseded_by, x.superseded_at
+    SET x.vector_state = 'pending', x.context_state = 'pending',
+        x.context_seq = coalesce(x.context_seq, 0) + 1)
   RETURN collect(CASE WHEN old IS NULL THEN null
     ELSE {id: old.id, content_hash: old.content_hash, was_synced: was_synced} END) AS restored
 }

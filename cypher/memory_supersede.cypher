@@ -1,8 +1,10 @@
 // Each row's new memory supersedes its old ones (same namespace): each old memory gets
 // superseded_by and superseded_at, one SUPERSEDES relationship (from its current superseder
 // only) records it, and a memory that was not superseded before has its vector marked pending
-// until both vector collections carry the superseded flag. Rows: the memories newly flagged,
-// with `was_synced` false when their vector was already pending for another write.
+// until both vector collections carry the superseded flag, and its context marked for refresh (so
+// that a refresh which read it before this commit cannot leave the old flag on its context
+// vector). Rows: the memories newly flagged, with `was_synced` false when their vector was
+// already pending for another write.
 UNWIND $rows AS row
 MATCH (new:Memory {id: row.id})
 UNWIND row.old_ids AS old_id
@@ -16,6 +18,8 @@ WITH DISTINCT new, old, old.superseded_by IS NULL AS flagged, old.vector_state =
 MERGE (new)-[s:SUPERSEDES]->(old)
 ON CREATE SET s.created_at = $now
 SET old.superseded_by = new.id, old.superseded_at = at
-FOREACH (x IN CASE WHEN flagged THEN [old] ELSE [] END | SET x.vector_state = 'pending')
+FOREACH (x IN CASE WHEN flagged THEN [old] ELSE [] END |
+  SET x.vector_state = 'pending', x.context_state = 'pending',
+      x.context_seq = coalesce(x.context_seq, 0) + 1)
 WITH old, flagged, was_synced WHERE flagged
 RETURN old.id AS id, old.content_hash AS content_hash, was_synced

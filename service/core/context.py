@@ -93,7 +93,11 @@ class ContextRetriever:
         admitted = list(candidates.values())
         kept = order_by(keep_best(admitted, created, params.limit), sort_by, created)
         views = await self._views(namespace, [c.id for c in kept], sort, early)
-        results = [context_item(c, views[c.id]) for c in kept if c.id in views]
+        results = [
+            context_item(c, views[c.id])
+            for c in kept
+            if c.id in views and (flt.include_superseded or views[c.id]["superseded_by"] is None)
+        ]
         return {
             "success": True,
             "results": results,

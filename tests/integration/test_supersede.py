@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from service.config import Settings
 from service.core.bulk import BulkImporter
 from service.core.errors import BackendUnavailable, InvalidParameter, NotFound
 from service.core.memories import MemoryService
@@ -19,7 +20,8 @@ from service.core.retrieval import Retrieval
 from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore, Tx
-from service.stores.vector_store import EdgeVectorStore
+from service.stores.vector_store import EdgeVectorStore, VectorPoint
+from tests.browser_graph import open_driver
 from tests.integration.marks import service_with_marks
 
 OLD = "The staging database runs on PostgreSQL 14 on host db-old"
@@ -241,3 +243,47 @@ async def test_a_save_lists_its_near_duplicates_with_their_score(
     assert [s["key"] for s in same["similar"]] == ["a", "b"]
     again = await memories.save(namespace, save_input("a", "Use sql.js for zero native deps"))
     assert [s["key"] for s in again["similar"]] == ["c", "b"]
+
+
+async def context_seqs(settings: Settings, ids: Sequence[str]) -> dict[str, int]:
+    """Each memory's context_seq, read straight from Neo4j."""
+    async with open_driver(settings.neo4j) as driver:
+        records, _, _ = await driver.execute_query(
+            "MATCH (m:Memory) WHERE m.id IN $ids RETURN m.id AS id, m.context_seq AS seq", ids=ids
+        )
+    return {record["id"]: record["seq"] for record in records}
+
+
+async def test_a_change_of_the_superseded_flag_marks_the_context_for_refresh(
+    memories: MemoryService, settings: Settings, namespace: str
+) -> None:
+    """A context refresh that read a memory before its flag changed stays pending (its synced
+    mark carries the older seq), so the indexer rewrites the context vector with the new flag."""
+    old = (await memories.save(namespace, save_input("db-host", OLD)))["memory"]["id"]
+    before = (await context_seqs(settings, [old]))[old]
+    await memories.save(namespace, save_input("db-host-2", NEW, supersedes=["db-host"]))
+    superseded = (await context_seqs(settings, [old]))[old]
+    await memories.delete(namespace, keys=["db-host-2"])
+    assert (await context_seqs(settings, [old]))[old] == superseded + 1 == before + 2
+
+
+async def test_a_stale_context_vector_never_brings_a_superseded_memory_back(
+    memories: MemoryService,
+    retrieval: Retrieval,
+    context_store: EdgeVectorStore,
+    embedder: LocalMiniLM,
+    namespace: str,
+) -> None:
+    """What a context refresh racing the supersession writes (the old flag) is not trusted:
+    retrieve_context leaves out what Neo4j says is superseded."""
+    old = (await memories.save(namespace, save_input("db-host", OLD)))["memory"]["id"]
+    await memories.save(namespace, save_input("db-host-2", NEW, supersedes=["db-host"]))
+    vector = (await embedder.embed([OLD]))[0]
+    stale = VectorPoint(old, vector, namespace, "note", (), "db-host", 0, superseded=False)
+    await context_store.upsert([stale])
+    query = RetrieveInput(query=OLD, sort_by="relevance")
+    found = await retrieval.retrieve(namespace, query)
+    assert [r["key"] for r in found["results"]] == ["db-host-2"]
+    wanted = query.model_copy(update={"include_superseded": True})
+    found = await retrieval.retrieve(namespace, wanted)
+    assert sorted(r["key"] for r in found["results"]) == ["db-host", "db-host-2"]
