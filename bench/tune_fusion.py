@@ -163,9 +163,8 @@ async def stored_corpus(
     await context_vectors.open()
     try:
         await BulkImporter(settings, graph, vectors, embedder).run(NAMESPACE, items)
-        neighbours = settings.search.context_neighbours
-        source = vectors if settings.search.context_vector == "mean" else None
-        await ContextIndex(graph, context_vectors, embedder, neighbours, source).refresh_all()
+        index = ContextIndex.configured(settings.search, graph, context_vectors, embedder, vectors)
+        await index.refresh_all()
         stores = (graph, vectors, context_vectors, embedder)
         channels = CachedChannels(Channels(settings, graph, vectors, embedder, context_vectors))
         yield settings, stores, channels

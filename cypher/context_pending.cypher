@@ -1,5 +1,9 @@
-// Memories whose context representation is stale, with their own text and their strongest
-// neighbours' (LINK in either direction; by weight, then newest), for the context indexer.
+// Memories whose context representation is stale, with their own text and their neighbours':
+// the $neighbours strongest (LINK in either direction; by weight, then newest) and, with $hops
+// 2, through each of those with at most 4 links (a turn of a thread, not a hub), its own
+// $neighbours strongest further ones (each neighbour as [created ms, title, content, id, links
+// away]). Saves, links and deletes mark what this reads (the
+// marking statements reach the memories two links away through memories of at most 5 links).
 MATCH (m:Memory)
 WHERE m.context_state = 'pending'
 WITH m
@@ -10,9 +14,24 @@ CALL (m) {
   WITH n, max(r.weight) AS weight
   ORDER BY weight DESC, n.created_at DESC, n.id
   LIMIT $neighbours
-  RETURN collect([n.created_at.epochMillis, coalesce(n.title, ''), n.content, n.id]) AS neighbours
+  RETURN collect(n) AS near
+}
+CALL (m, near) {
+  UNWIND CASE WHEN $hops > 1 THEN near ELSE [] END AS via
+  CALL (m, near, via) {
+    MATCH (via)-[r:LINK]-(n:Memory)
+    WHERE COUNT { (via)-[:LINK]-() } <= 4
+      AND n.namespace = m.namespace AND n <> m AND NOT n IN near
+    WITH n, max(r.weight) AS weight
+    ORDER BY weight DESC, n.created_at DESC, n.id
+    LIMIT $neighbours
+    RETURN n
+  }
+  RETURN collect(DISTINCT n) AS far
 }
 RETURN m.id AS id, m.namespace AS namespace, m.key AS key, m.type AS type, m.tags AS tags,
-       m.score AS score, m.created_at AS created_at, m.superseded_by AS superseded_by, coalesce(m.title, '') AS title,
-       m.content AS content, m.context_seq AS seq,
-       [n IN neighbours WHERE n[0] IS NOT NULL] AS neighbours
+       m.score AS score, m.created_at AS created_at, m.superseded_by AS superseded_by,
+       coalesce(m.title, '') AS title, m.content AS content, m.context_seq AS seq,
+       [n IN near | [n.created_at.epochMillis, coalesce(n.title, ''), n.content, n.id, 1]] +
+       [n IN far | [n.created_at.epochMillis, coalesce(n.title, ''), n.content, n.id, 2]]
+       AS neighbours

@@ -1,6 +1,7 @@
 // Create or update many memories of one namespace by id (memory_upsert, one row per memory):
 // vector_state is pending until Qdrant has the vector of a changed text; a changed text marks
-// its own graph-contextual text and its neighbours' pending; the namespace's counters move once.
+// its own graph-contextual text pending and every one that reads it (as memory_upsert); the
+// namespace's counters move once.
 // A row with `restore` (an import) keeps the exported timestamps, access count and supersession
 // (its vector and its context go pending when its superseded flag changes).
 UNWIND $rows AS row
@@ -40,8 +41,12 @@ CALL (m, changed) {
   SET m.context_state = 'pending', m.context_seq = coalesce(m.context_seq, 0) + 1
   WITH m
   MATCH (m)-[:LINK]-(n:Memory)
-  WITH DISTINCT n
-  SET n.context_state = 'pending', n.context_seq = coalesce(n.context_seq, 0) + 1
+  OPTIONAL MATCH (n)-[:LINK]-(far:Memory)
+  WHERE COUNT { (n)-[:LINK]-() } <= 5
+  WITH collect(DISTINCT n) + collect(DISTINCT far) AS reached
+  UNWIND reached AS x
+  WITH DISTINCT x
+  SET x.context_state = 'pending', x.context_seq = coalesce(x.context_seq, 0) + 1
 }
 WITH collect({id: row.id, pending: m.vector_state STARTS WITH 'pending',
              superseded: m.superseded_by IS NOT NULL}) AS saved,

@@ -1,4 +1,5 @@
-// Bulk import: create or update many memories of one namespace; vectors pending until written.
+// Bulk import: create or update many memories of one namespace; vectors pending until written,
+// contexts pending with every context that reads them (as memory_upsert).
 UNWIND $rows AS row
 MERGE (m:Memory {namespace: $namespace, key: row.key})
 ON CREATE SET m.id = row.id, m.created_at = row.created_at, m.accessed_at = row.created_at,
@@ -21,6 +22,15 @@ SET m.type = row.type,
     m.context_seq = coalesce(m.context_seq, 0) + 1,
     m.content_hash = row.content_hash
 WITH m, row, created, old_size
+CALL (m) {
+  MATCH (m)-[:LINK]-(n:Memory)
+  OPTIONAL MATCH (n)-[:LINK]-(far:Memory)
+  WHERE COUNT { (n)-[:LINK]-() } <= 5
+  WITH collect(DISTINCT n) + collect(DISTINCT far) AS reached
+  UNWIND reached AS x
+  WITH DISTINCT x
+  SET x.context_state = 'pending', x.context_seq = coalesce(x.context_seq, 0) + 1
+}
 CALL (m, created, old_size) {
   MERGE (s:NamespaceStats {namespace: $namespace})
   SET s.memories = coalesce(s.memories, 0) + CASE WHEN created THEN 1 ELSE 0 END,

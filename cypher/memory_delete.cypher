@@ -32,11 +32,15 @@ CALL (m) {
   RETURN collect(CASE WHEN old IS NULL THEN null
     ELSE {id: old.id, content_hash: old.content_hash, was_synced: was_synced} END) AS restored
 }
+// The contexts that read it (context_pending) lose its text and its links.
 CALL (m) {
-  OPTIONAL MATCH (m)-[:LINK]-(n:Memory)
-  WHERE n.id <> m.id
-  FOREACH (x IN CASE WHEN n IS NULL THEN [] ELSE [n] END |
-    SET x.context_state = 'pending', x.context_seq = coalesce(x.context_seq, 0) + 1)
+  MATCH (m)-[:LINK]-(n:Memory)
+  OPTIONAL MATCH (n)-[:LINK]-(far:Memory)
+  WHERE COUNT { (n)-[:LINK]-() } <= 5
+  WITH collect(DISTINCT n) + collect(DISTINCT far) AS reached
+  UNWIND reached AS x
+  WITH DISTINCT x
+  SET x.context_state = 'pending', x.context_seq = coalesce(x.context_seq, 0) + 1
 }
 DETACH DELETE m
 RETURN id, key, size_bytes, links, restored

@@ -30,14 +30,20 @@ CALL (m, created, old_size) {
       s.links = coalesce(s.links, 0)
   RETURN s.size_bytes + 64 * s.links AS db_size_bytes
 }
-// A changed text changes its own context and its neighbours'.
+// A changed text changes its own context and every context that reads it (context_pending):
+// its neighbours', and theirs through neighbours of at most 5 links.
 WITH m, changed, db_size_bytes
-OPTIONAL MATCH (m)-[:LINK]-(n:Memory)
-WHERE changed
-FOREACH (x IN CASE WHEN changed THEN [m] ELSE [] END |
-  SET x.context_state = 'pending', x.context_seq = coalesce(x.context_seq, 0) + 1)
-FOREACH (x IN CASE WHEN n IS NULL THEN [] ELSE [n] END |
-  SET x.context_state = 'pending', x.context_seq = coalesce(x.context_seq, 0) + 1)
-WITH m, db_size_bytes, count(n) AS neighbours
+CALL (m, changed) {
+  WITH m WHERE changed
+  SET m.context_state = 'pending', m.context_seq = coalesce(m.context_seq, 0) + 1
+  WITH m
+  MATCH (m)-[:LINK]-(n:Memory)
+  OPTIONAL MATCH (n)-[:LINK]-(far:Memory)
+  WHERE COUNT { (n)-[:LINK]-() } <= 5
+  WITH collect(DISTINCT n) + collect(DISTINCT far) AS reached
+  UNWIND reached AS x
+  WITH DISTINCT x
+  SET x.context_state = 'pending', x.context_seq = coalesce(x.context_seq, 0) + 1
+}
 RETURN m.vector_state STARTS WITH 'pending' AS vector_pending, m.superseded_by IS NOT NULL AS superseded,
        db_size_bytes

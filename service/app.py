@@ -129,12 +129,8 @@ async def _open_runtime(settings: Settings, index_context: bool) -> AsyncGenerat
                 "Check MNEMO_QDRANT__URL, or leave it empty for the embedded engine.",
             )
         try:
-            context = ContextIndex(
-                graph,
-                context_vectors,
-                embedder,
-                settings.search.context_neighbours,
-                source=vectors if settings.search.context_vector == "mean" else None,
+            context = ContextIndex.configured(
+                settings.search, graph, context_vectors, embedder, vectors
             )
             memories = MemoryService(settings, graph, vectors, embedder, context_vectors)
             reconciler = Reconciler(graph, vectors, embedder, context)

@@ -219,6 +219,13 @@ class SearchSettings(BaseModel):
     context_neighbours: int = Field(
         default=2, ge=0, le=20, description="Strongest neighbours in a memory's context text."
     )
+    context_hops: int = Field(
+        default=2,
+        ge=1,
+        le=2,
+        description="Links a memory's context text reaches: 1, its strongest neighbours; 2, "
+        "also theirs, through neighbours of at most 4 links (docs/search.md).",
+    )
     context_vector: Literal["text", "mean"] = Field(
         default="text",
         description="A memory's context vector: the embedding of its context text (text), or "

@@ -86,9 +86,13 @@ async def context_store(data_dir: Path, embedder: LocalMiniLM) -> AsyncIterator[
 
 @pytest_asyncio.fixture(scope="session")
 async def context_index(
-    settings: Settings, graph: GraphStore, context_store: EdgeVectorStore, embedder: LocalMiniLM
+    settings: Settings,
+    graph: GraphStore,
+    context_store: EdgeVectorStore,
+    embedder: LocalMiniLM,
+    edge_store: EdgeVectorStore,
 ) -> ContextIndex:
-    return ContextIndex(graph, context_store, embedder, settings.search.context_neighbours)
+    return ContextIndex.configured(settings.search, graph, context_store, embedder, edge_store)
 
 
 @pytest_asyncio.fixture(scope="session")

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from service.config import SearchSettings
 from service.core.models import embedding_text, epoch_ms
 from service.core.save_plan import row_point
 from service.stores.embeddings import Embedder, SharedEmbedder
@@ -23,14 +24,27 @@ log = logging.getLogger(__name__)
 
 BATCH = 64
 MAX_PART_CHARS = 600
+FAR_TEXT_CHARS = 1200
 IDLE_S = 0.2
 
+Part = tuple[int, str]
 
-def context_text(own: tuple[int, str], neighbours: Sequence[tuple[int, str]]) -> str:
-    """The memory's text and its neighbours', each cut to MAX_PART_CHARS, in time order (a
-    conversation reads as it happened); the memory's own text wins ties."""
-    parts = sorted([(own[0], 0, own[1]), *((ms, 1, text) for ms, text in neighbours)])
-    return "\n".join(text[:MAX_PART_CHARS] for _, _, text in parts if text)
+
+def context_text(own: Part, near: Sequence[Part], far: Sequence[Part] = ()) -> str:
+    """The memory's text and its neighbours' (`near`, one link away; `far`, two links away,
+    strongest first), each cut to MAX_PART_CHARS, in time order (a conversation reads as it
+    happened; the memory's own text wins ties). A far part joins only while the whole stays
+    within FAR_TEXT_CHARS, about the 256 tokens the embedder reads, so that the memory's own
+    text is not pushed out of its context vector by memories it is not linked to."""
+    parts = [(own[0], 0, own[1][:MAX_PART_CHARS])]
+    parts += [(ms, 1, text[:MAX_PART_CHARS]) for ms, text in near]
+    length = len("\n".join(text for _, _, text in parts if text))
+    for ms, text in far:
+        cut = text[:MAX_PART_CHARS]
+        if cut and length + 1 + len(cut) <= FAR_TEXT_CHARS:
+            parts.append((ms, 1, cut))
+            length += 1 + len(cut)
+    return "\n".join(text for _, _, text in sorted(parts) if text)
 
 
 class ContextIndex:
@@ -44,17 +58,37 @@ class ContextIndex:
         vectors: VectorStore,
         embedder: Embedder,
         neighbours: int,
+        hops: int,
         source: VectorStore | None = None,
     ) -> None:
         self.graph = graph
         self.vectors = vectors
         self.embedder = embedder
         self.neighbours = neighbours
+        self.hops = hops
         self.source = source
+
+    @classmethod
+    def configured(
+        cls,
+        search: SearchSettings,
+        graph: GraphStore,
+        context_vectors: VectorStore,
+        embedder: Embedder,
+        vectors: VectorStore,
+    ) -> ContextIndex:
+        """The indexer `search` describes (`vectors`, the memories' own, are the source of the
+        mean context vector)."""
+        source = vectors if search.context_vector == "mean" else None
+        return cls(
+            graph, context_vectors, embedder, search.context_neighbours, search.context_hops, source
+        )
 
     async def refresh(self, limit: int = BATCH) -> int:
         """Refresh up to `limit` pending memories; returns how many were refreshed."""
-        rows = await self.graph.read("context_pending", limit=limit, neighbours=self.neighbours)
+        rows = await self.graph.read(
+            "context_pending", limit=limit, neighbours=self.neighbours, hops=self.hops
+        )
         if not rows:
             return 0
         texts = [_row_text(row) for row in rows]
@@ -140,6 +174,10 @@ def mean_vector(
 
 
 def _row_text(row: dict[str, Any]) -> str:
+    """A context_pending row's text; each neighbour is [ms, title, content, id, links away]."""
     own = (epoch_ms(row["created_at"]), embedding_text(row["title"], row["content"] or ""))
-    neighbours = [(n[0], embedding_text(n[1], n[2] or "")) for n in row["neighbours"]]
-    return context_text(own, neighbours)
+    near: list[Part] = []
+    far: list[Part] = []
+    for ms, title, content, _, away in row["neighbours"]:
+        (near if away == 1 else far).append((ms, embedding_text(title, content or "")))
+    return context_text(own, near, far)

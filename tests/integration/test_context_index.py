@@ -115,3 +115,44 @@ async def test_reconcile_leaves_the_context_backlog_to_the_indexer_unless_told_t
     assert await context_index.backlog(namespace) > 90
     await reconciler.run()
     assert await context_index.backlog(namespace) == 0
+
+
+async def test_a_turn_is_found_by_the_words_of_a_turn_two_links_away_and_follows_its_changes(
+    memories: MemoryService, retrieval: Retrieval, context_index: ContextIndex, namespace: str
+) -> None:
+    await save_dialogue(memories, namespace)
+    thanks = SaveInput(
+        key="thanks", content="thanks for telling me", links=[LinkSpec(key="answer")]
+    )
+    await memories.save(namespace, thanks)
+    await context_index.refresh_all()
+    assert (await context_scores(retrieval, namespace, "Biscuit veterinarian"))["thanks"][
+        "keyword_context"
+    ] > 0
+    await memories.save(namespace, SaveInput(key="ask", content="how is the weather in Lisbon?"))
+    await context_index.refresh_all()
+    assert (await context_scores(retrieval, namespace, "Lisbon weather"))["thanks"][
+        "keyword_context"
+    ] > 0
+    assert "keyword_context" not in (await context_scores(retrieval, namespace, "Biscuit")).get(
+        "thanks", {}
+    )
+
+
+async def test_a_hub_of_more_than_four_links_passes_no_words_between_its_neighbours(
+    memories: MemoryService, retrieval: Retrieval, context_index: ContextIndex, namespace: str
+) -> None:
+    await memories.save(namespace, SaveInput(key="hub", content="weekly planning notes"))
+    topics = ["kayak", "violin", "sourdough", "glacier", "origami"]
+    for topic in topics:
+        linked = SaveInput(key=topic, content=f"a note on {topic}", links=[LinkSpec(key="hub")])
+        await memories.save(namespace, linked)
+    await context_index.refresh_all()
+    scores = await context_scores(retrieval, namespace, "origami")
+    assert sorted(key for key, s in scores.items() if "keyword_context" in s) == ["hub", "origami"]
+    await memories.delete(namespace, keys=["glacier"])  # four links left: the hub passes words
+    await context_index.refresh_all()
+    scores = await context_scores(retrieval, namespace, "origami")
+    assert sorted(key for key, s in scores.items() if "keyword_context" in s) == [
+        "hub", "kayak", "origami", "sourdough", "violin",
+    ]  # fmt: skip

@@ -1,4 +1,5 @@
-"""The graph-contextual text of a memory: its own text and its neighbours', in time order."""
+"""The graph-contextual text of a memory: its own text and its neighbours', in time order, with
+those two links away only while the text stays short enough to be embedded whole."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from service.core.context_index import MAX_PART_CHARS, context_text, mean_vector
+from service.core.context_index import FAR_TEXT_CHARS, MAX_PART_CHARS, context_text, mean_vector
 
 
 def test_neighbours_join_in_time_order_around_the_memory() -> None:
@@ -25,6 +26,19 @@ def test_each_part_is_cut_and_empty_parts_are_dropped() -> None:
 
 def test_a_memory_without_neighbours_is_its_own_text() -> None:
     assert context_text((5, "alone"), []) == "alone"
+
+
+def test_parts_two_links_away_join_in_time_order_while_the_text_stays_within_its_budget() -> None:
+    own, near = (30, "o" * 500), [(20, "n" * 500)]
+    far = [(40, "f" * 150), (10, "g" * 200), (50, "h" * 40)]
+    assert len(context_text(own, near, far[:1])) == 1152 <= FAR_TEXT_CHARS
+    assert context_text(own, near, far) == "\n".join(["n" * 500, "o" * 500, "f" * 150, "h" * 40])
+
+
+def test_parts_one_link_away_join_whatever_their_length() -> None:
+    own, near = (2, "o" * MAX_PART_CHARS), [(1, "a" * MAX_PART_CHARS), (3, "b" * MAX_PART_CHARS)]
+    text = context_text(own, near, [(4, "far")])
+    assert text == "\n".join(["a" * MAX_PART_CHARS, "o" * MAX_PART_CHARS, "b" * MAX_PART_CHARS])
 
 
 def test_the_mean_vector_joins_the_stored_vectors_of_the_memory_and_its_neighbours() -> None:
