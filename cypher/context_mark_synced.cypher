@@ -1,6 +1,8 @@
-// Store refreshed context texts; a memory marked again meanwhile stays pending.
+// Store refreshed context texts, of the memories not marked again since the refresh read them
+// (their context_seq unchanged); a memory marked again meanwhile keeps its state and its text,
+// so a slow refresh never undoes a newer one.
 UNWIND $items AS item
 MATCH (m:Memory {id: item.id})
-SET m.context_text = item.text,
-    m.context_state = CASE WHEN m.context_seq = item.seq THEN 'ok' ELSE 'pending' END
+WHERE m.context_seq = item.seq
+SET m.context_text = item.text, m.context_state = 'ok'
 RETURN count(m) AS synced

@@ -129,7 +129,7 @@ class Channels:
         graph-contextual text with `search_context_fulltext`)."""
         page = await self.bm25(namespace, lucene, flt, 0, fetch, False, index_query)
         k = self.settings.search.bm25_saturation
-        return [(i, keyword_score(score, k), ms) for i, score, ms in page.hits]
+        return ties_newest_first([(i, keyword_score(s, k), ms) for i, s, ms in page.hits])
 
     async def vector(
         self,
@@ -215,7 +215,8 @@ class Channels:
             if part["fetched"] == lucene_fetch(fetch) and part["matched"] < fetch:
                 found[name] = await self.keyword(namespace, lucene, flt, fetch, index_query)
             else:
-                found[name] = [(i, keyword_score(s, k), ms) for i, s, ms in _bm25_hits(part)]
+                hits = [(i, keyword_score(s, k), ms) for i, s, ms in _bm25_hits(part)]
+                found[name] = ties_newest_first(hits)
         if "kv" in wanted:
             found["kv"] = _kv_hits(row["kv"])
         return found
@@ -311,6 +312,12 @@ def lucene_fetch(wanted: int) -> int:
 def kv_tokens(query: str) -> list[str]:
     """The query's distinct tokens (at most 64), each compared with the keys."""
     return list(dict.fromkeys(_TOKEN.findall(query)))[:64]
+
+
+def ties_newest_first(hits: Sequence[Hit]) -> list[Hit]:
+    """Hits best first, equal scores newest first, then by id: Lucene orders equal scores by its
+    internal document order, which changes whenever a memory's text or context is rewritten."""
+    return sorted(hits, key=lambda hit: (-hit[1], -(hit[2] or 0), hit[0]))
 
 
 def _bm25_hits(row: Mapping[str, Any]) -> list[Hit]:

@@ -183,13 +183,14 @@ async def test_retrieval_without_the_embedder_answers_from_the_other_channels_wi
     embedder_down: OpenAICompatibleEmbedder,
     namespace: str,
 ) -> None:
-    saved: tuple[tuple[str, str, list[float]], ...] = (
+    saved: tuple[tuple[str, str, list[tuple[str, float]]], ...] = (
         ("backups", "Nightly dumps of the graph database", []),
-        ("deploy-guide", "Deploy with docker compose: neo4j and qdrant start first", [0.9]),
-        ("cat", "The cat sleeps on the warm windowsill", [0.5]),
+        ("deploy-guide", "Deploy with docker compose: neo4j, then qdrant", [("backups", 0.9)]),
+        ("cat", "The cat sleeps on the warm windowsill", [("backups", 0.5)]),
+        ("mouse", "A mouse hides behind the bookshelf", [("cat", 0.5)]),
     )
-    for key, content, weights in saved:  # the last two linked to backups
-        links = [{"key": "backups", "weight": weight} for weight in weights]
+    for key, content, targets in saved:  # a chain: deploy-guide, backups, cat, mouse
+        links = [{"key": target, "weight": weight} for target, weight in targets]
         await memories.save(namespace, save_input(key, content, links=links))
     await context_index.refresh_all()  # (a server on the same Neo4j may have done it already)
     down = Retrieval(
@@ -205,8 +206,9 @@ async def test_retrieval_without_the_embedder_answers_from_the_other_channels_wi
     vector = await down.retrieve(namespace, RetrieveInput(query=query, search_mode="vector"))
     assert [(r["key"], sorted(r["scores"])) for r in hybrid["results"]] == [
         ("deploy-guide", ["keyword", "keyword_context", "kv"]),
-        ("backups", ["keyword_context"]),  # deploy-guide's words are in its contextual text
-        ("cat", ["graph"]),  # one hop from backups, a seed
+        ("cat", ["keyword_context"]),  # deploy-guide's words are in its contextual text, two
+        ("backups", ["keyword_context"]),  # links away, and in backups' (the same text: older)
+        ("mouse", ["graph"]),  # three links away: one hop from cat, a seed
     ]
     assert sorted(hybrid["warnings"]) == [
         f"vector channel unavailable: {EMBEDDER_DOWN}",
