@@ -10,16 +10,8 @@ ON CREATE SET r.created_at = $now, r.seq = link.seq
 SET r.weight = link.weight, r.term = link.term,
     source.context_state = 'pending', source.context_seq = coalesce(source.context_seq, 0) + 1,
     target.context_state = 'pending', target.context_seq = coalesce(target.context_seq, 0) + 1
-// Both ends' contexts change, and those that read them through an end of at most 5 links
-// (context_pending).
 WITH source, target, r, created
-CALL (source, target) {
-  UNWIND [source, target] AS side
-  MATCH (side)-[:LINK]-(n:Memory)
-  WHERE COUNT { (side)-[:LINK]-() } <= 5
-  WITH DISTINCT n
-  SET n.context_state = 'pending', n.context_seq = coalesce(n.context_seq, 0) + 1
-}
+// @include mark_link_readers
 WITH count(r) AS linked, sum(CASE WHEN created THEN 1 ELSE 0 END) AS added
 MERGE (s:NamespaceStats {namespace: $namespace})
 SET s.links = coalesce(s.links, 0) + added

@@ -3,16 +3,8 @@ MATCH (source:Memory {id: $source_id})-[r:LINK {type: $type}]->(target:Memory {i
 DELETE r
 SET source.context_state = 'pending', source.context_seq = coalesce(source.context_seq, 0) + 1,
     target.context_state = 'pending', target.context_seq = coalesce(target.context_seq, 0) + 1
-// Both ends' contexts change, and those that read them through an end of at most 5 links
-// (context_pending).
 WITH source, target
-CALL (source, target) {
-  UNWIND [source, target] AS side
-  MATCH (side)-[:LINK]-(n:Memory)
-  WHERE COUNT { (side)-[:LINK]-() } <= 5
-  WITH DISTINCT n
-  SET n.context_state = 'pending', n.context_seq = coalesce(n.context_seq, 0) + 1
-}
+// @include mark_link_readers
 WITH source, count(*) AS removed
 CALL (source, removed) {
   MERGE (s:NamespaceStats {namespace: source.namespace})

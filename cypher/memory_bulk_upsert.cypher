@@ -23,13 +23,7 @@ SET m.type = row.type,
     m.content_hash = row.content_hash
 WITH m, row, created, old_size
 CALL (m) {
-  MATCH (m)-[:LINK]-(n:Memory)
-  OPTIONAL MATCH (n)-[:LINK]-(far:Memory)
-  WHERE COUNT { (n)-[:LINK]-() } <= 5
-  WITH collect(DISTINCT n) + collect(DISTINCT far) AS reached
-  UNWIND reached AS x
-  WITH DISTINCT x
-  SET x.context_state = 'pending', x.context_seq = coalesce(x.context_seq, 0) + 1
+  // @include mark_text_readers
 }
 CALL (m, created, old_size) {
   MERGE (s:NamespaceStats {namespace: $namespace})

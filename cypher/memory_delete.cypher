@@ -34,13 +34,7 @@ CALL (m) {
 }
 // The contexts that read it (context_pending) lose its text and its links.
 CALL (m) {
-  MATCH (m)-[:LINK]-(n:Memory)
-  OPTIONAL MATCH (n)-[:LINK]-(far:Memory)
-  WHERE COUNT { (n)-[:LINK]-() } <= 5
-  WITH collect(DISTINCT n) + collect(DISTINCT far) AS reached
-  UNWIND reached AS x
-  WITH DISTINCT x
-  SET x.context_state = 'pending', x.context_seq = coalesce(x.context_seq, 0) + 1
+  // @include mark_text_readers
 }
 DETACH DELETE m
 RETURN id, key, size_bytes, links, restored

@@ -37,13 +37,7 @@ CALL (m, changed) {
   WITH m WHERE changed
   SET m.context_state = 'pending', m.context_seq = coalesce(m.context_seq, 0) + 1
   WITH m
-  MATCH (m)-[:LINK]-(n:Memory)
-  OPTIONAL MATCH (n)-[:LINK]-(far:Memory)
-  WHERE COUNT { (n)-[:LINK]-() } <= 5
-  WITH collect(DISTINCT n) + collect(DISTINCT far) AS reached
-  UNWIND reached AS x
-  WITH DISTINCT x
-  SET x.context_state = 'pending', x.context_seq = coalesce(x.context_seq, 0) + 1
+  // @include mark_text_readers
 }
 RETURN m.vector_state STARTS WITH 'pending' AS vector_pending, m.superseded_by IS NOT NULL AS superseded,
        db_size_bytes

@@ -9,6 +9,7 @@ import asyncio
 import hashlib
 import logging
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -41,15 +42,18 @@ Row = dict[str, Any]
 
 
 class CypherLibrary:
-    """Every statement of `cypher/*.cypher` by file name; loaded once, a missing name fails fast."""
+    """Every statement of `cypher/*.cypher` by file name; loaded once, a missing name fails fast.
+    A line `// @include NAME` stands for `cypher/fragments/NAME.cypher`, indented as it is."""
 
     def __init__(self, root: Path = CYPHER_ROOT, timeout_s: float | None = None) -> None:
         if not root.is_dir():
             raise FileNotFoundError(f"Cypher folder not found: {root}")
         self.root = root
         self.timeout_s = timeout_s
+        fragments = {path.stem: path.read_text() for path in root.glob("fragments/*.cypher")}
         self._queries: dict[str, LiteralString] = {
-            path.stem: _literal(path.read_text()) for path in root.glob("*.cypher")
+            path.stem: _literal(with_fragments(path.read_text(), fragments))
+            for path in root.glob("*.cypher")
         }
 
     def text(self, name: str) -> LiteralString:
@@ -79,6 +83,21 @@ class CypherLibrary:
 def _literal(text: str) -> LiteralString:
     """The one sanctioned cast: Cypher comes from the project's own files, never from users."""
     return cast(LiteralString, text)
+
+
+_INCLUDE = re.compile(r"^( *)// @include (\w+)$", re.MULTILINE)
+
+
+def with_fragments(text: str, fragments: dict[str, str]) -> str:
+    """The statement with each `// @include NAME` line replaced by that fragment, indented."""
+
+    def fragment(match: re.Match[str]) -> str:
+        indent, name = match.groups()
+        if name not in fragments:
+            raise KeyError(f"no Cypher fragment named {name!r}")
+        return "\n".join(indent + line for line in fragments[name].rstrip("\n").splitlines())
+
+    return _INCLUDE.sub(fragment, text)
 
 
 def _strip_comments(text: str) -> str:
