@@ -25,14 +25,13 @@ SET m.namespace = $namespace,
     m.updated_at = $now,
     m.vector_state = CASE WHEN NOT changed AND m.vector_state = 'ok' THEN 'ok' ELSE 'pending' END,
     m.content_hash = row.content_hash
+FOREACH (flip IN CASE WHEN row.restore IS NOT NULL
+                       AND (m.superseded_by IS NULL) <> (row.restore.superseded_by IS NULL)
+                  THEN [true] ELSE [] END |
+  SET m.vector_state = 'pending', m.context_state = 'pending',
+      m.context_seq = coalesce(m.context_seq, 0) + 1)
 FOREACH (r IN CASE WHEN row.restore IS NULL THEN [] ELSE [row.restore] END |
-  SET m.vector_state = CASE WHEN (m.superseded_by IS NULL) = (r.superseded_by IS NULL)
-                            THEN m.vector_state ELSE 'pending' END,
-      m.context_state = CASE WHEN (m.superseded_by IS NULL) = (r.superseded_by IS NULL)
-                             THEN m.context_state ELSE 'pending' END,
-      m.context_seq = CASE WHEN (m.superseded_by IS NULL) = (r.superseded_by IS NULL)
-                           THEN m.context_seq ELSE coalesce(m.context_seq, 0) + 1 END,
-      m.created_at = r.created_at, m.updated_at = r.updated_at, m.accessed_at = r.accessed_at,
+  SET m.created_at = r.created_at, m.updated_at = r.updated_at, m.accessed_at = r.accessed_at,
       m.access_count = r.access_count, m.superseded_by = r.superseded_by,
       m.superseded_at = r.superseded_at)
 WITH m, row, changed, created, old_size

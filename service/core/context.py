@@ -91,22 +91,45 @@ class ContextRetriever:
                 raise
             early = await hydrating
         admitted = list(candidates.values())
-        kept = order_by(keep_best(admitted, created, params.limit), sort_by, created)
-        views = await self._views(namespace, [c.id for c in kept], sort, early)
-        results = [
-            context_item(c, views[c.id])
-            for c in kept
-            if c.id in views and (flt.include_superseded or views[c.id]["superseded_by"] is None)
-        ]
+        ranked = keep_best(admitted, created, len(admitted))
+        kept, views, dropped = await self._kept(namespace, ranked, params, sort, early)
+        results = [context_item(c, views[c.id]) for c in order_by(kept, sort_by, created)]
         return {
             "success": True,
             "results": results,
-            "total_count": len(admitted),
+            "total_count": len(admitted) - dropped,
             "search_mode_used": mode,
             "sort_by": sort_by,
             "message": f"Found {len(results)} contexts",
             "warnings": warnings,
         }
+
+    async def _kept(
+        self,
+        namespace: str,
+        ranked: Sequence[Candidate],
+        params: RetrieveInput,
+        sort: bool,
+        early: Mapping[str, MemoryView],
+    ) -> tuple[list[Candidate], Mapping[str, MemoryView], int]:
+        """The `limit` best that still exist and, unless `include_superseded`, are current
+        (a vector written before a delete or a supersession can outlive it for a moment): the
+        next best take the place of any found gone when hydrated. Also their views and how many
+        were dropped."""
+        kept: list[Candidate] = []
+        views: Mapping[str, MemoryView] = early
+        dropped = start = 0
+        while len(kept) < params.limit and start < len(ranked):
+            batch = ranked[start : start + params.limit - len(kept)]
+            start += len(batch)
+            views = await self._views(namespace, [c.id for c in batch], sort, views)
+            for candidate in batch:
+                view = views.get(candidate.id)
+                if view is None or not (params.include_superseded or view["superseded_by"] is None):
+                    dropped += 1
+                else:
+                    kept.append(candidate)
+        return kept, views, dropped
 
     async def _views(
         self, namespace: str, ids: list[str], sort: bool, early: Mapping[str, MemoryView]

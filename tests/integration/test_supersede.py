@@ -287,3 +287,24 @@ async def test_a_stale_context_vector_never_brings_a_superseded_memory_back(
     wanted = query.model_copy(update={"include_superseded": True})
     found = await retrieval.retrieve(namespace, wanted)
     assert sorted(r["key"] for r in found["results"]) == ["db-host", "db-host-2"]
+
+
+async def test_a_memory_found_superseded_when_hydrated_gives_its_place_to_the_next(
+    memories: MemoryService,
+    retrieval: Retrieval,
+    edge_store: EdgeVectorStore,
+    embedder: LocalMiniLM,
+    namespace: str,
+) -> None:
+    """A stale vector that outranks the rest costs no place in `limit`: the next best takes it,
+    and `total_count` leaves the dropped memory out."""
+    old = (await memories.save(namespace, save_input("db-host", OLD)))["memory"]["id"]
+    await memories.save(namespace, save_input("db-host-2", NEW, supersedes=["db-host"]))
+    vector = (await embedder.embed([OLD]))[0]
+    stale = VectorPoint(old, vector, namespace, "note", (), "db-host", 0, superseded=False)
+    await edge_store.upsert([stale])
+    query = RetrieveInput(query=OLD, search_mode="vector", sort_by="relevance", limit=1)
+    found = await retrieval.retrieve(namespace, query)
+    assert [r["key"] for r in found["results"]] == ["db-host-2"]
+    assert found["total_count"] == 1
+    assert found["message"] == "Found 1 contexts"
