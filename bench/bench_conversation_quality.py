@@ -2,7 +2,9 @@
 Owns ingestion (one turn per POST, linked to the previous turn), the per-mode runs and the report.
 
 Run: `python -m bench.bench_conversation_quality [--conversations N] [--turns N]
-[--split tune|heldout|all]`. Tune on `tune`; `heldout` is the half nobody tunes on.
+[--split tune|heldout|all] [--ingest-only]`. Tune on `tune`; `heldout` is the half nobody tunes
+on. `--ingest-only` measures the saves and the context drain alone
+(bench/results/conversation_ingest_hops<H>.json, H the `search.context_hops` of the run).
 """
 
 from __future__ import annotations
@@ -143,9 +145,12 @@ def first_hits(questions: Sequence[Question], ranks: dict[str, Ranks]) -> list[d
     return rows
 
 
-async def measure(settings: Settings, dataset: Dataset, split: str) -> dict[str, Any]:
+async def measure(
+    settings: Settings, dataset: Dataset, split: str, ask: bool = True
+) -> dict[str, Any]:
     """Ingest every conversation through the API, wait until every contextual text is indexed
-    (as a later question would find it), then ask the split's questions in every mode."""
+    (as a later question would find it), then (unless not `ask`) ask the split's questions in
+    every mode."""
     app = _create_app(settings)
     transport = httpx.ASGITransport(app=app)
     questions = list(iter_split(dataset, split))
@@ -155,15 +160,19 @@ async def measure(settings: Settings, dataset: Dataset, split: str) -> dict[str,
     ):
         seconds = await ingest(client, dataset.turns)
         drained = await wait_context(settings.neo4j.uri, timeout_s=3600)
-        ranks, latency = await rank_all(client, questions)
+        ranks, latency = await rank_all(client, questions) if ask else ({}, {})
+    ingested = {
+        "turns": len(dataset.turns),
+        "seconds": round(seconds, 1),
+        "turns_per_s": round(len(dataset.turns) / seconds, 1),
+        "context_drain_s": round(drained, 1),
+        "context_hops": settings.search.context_hops,
+    }
+    if not ask:
+        return {"ingest": ingested}
     splits = ("tune", "heldout", "all") if split == "all" else (split,)
     return {
-        "ingest": {
-            "turns": len(dataset.turns),
-            "seconds": round(seconds, 1),
-            "turns_per_s": round(len(dataset.turns) / seconds, 1),
-            "context_drain_s": round(drained, 1),
-        },
+        "ingest": ingested,
         "latency_ms": {mode: summary(samples) for mode, samples in latency.items()},
         "splits": {
             name: aggregate([q for q in questions if name in ("all", q.split)], ranks)
@@ -173,7 +182,7 @@ async def measure(settings: Settings, dataset: Dataset, split: str) -> dict[str,
     }
 
 
-def run(conversations: int, turns: int, split: str, seed: int) -> dict[str, Any]:
+def run(conversations: int, turns: int, split: str, seed: int, ask: bool = True) -> dict[str, Any]:
     dataset = generate(conversations, turns, seed)
     print(
         f"{len(dataset.turns)} turns, {len(dataset.questions)} questions "
@@ -182,8 +191,10 @@ def run(conversations: int, turns: int, split: str, seed: int) -> dict[str, Any]
     )
     with local_neo4j() as (neo4j, folder):
         settings = service_settings(neo4j, folder / "service")
-        results = asyncio.run(measure(settings, dataset, split))
+        results = asyncio.run(measure(settings, dataset, split, ask))
     config = {"conversations": conversations, "turns": turns, "seed": seed, "split": split}
+    if not ask:
+        config = {**config, "split": "none", "context_hops": results["ingest"]["context_hops"]}
     return {"config": config, **results}
 
 
@@ -227,12 +238,15 @@ def revision() -> str:
 
 
 def write(results: dict[str, Any]) -> Path:
-    """bench/results/conversation_quality[_<C>x<T>][_<split>].json."""
+    """bench/results/conversation_quality[_<C>x<T>][_<split>].json, or for an ingest alone
+    conversation_ingest[_<C>x<T>]_hops<H>.json."""
     config = results["config"]
-    name = "conversation_quality"
+    name = "conversation_quality" if config["split"] != "none" else "conversation_ingest"
     if (config["conversations"], config["turns"]) != tuple(DEFAULTS.values()):
         name += f"_{config['conversations']}x{config['turns']}"
-    if config["split"] != "all":
+    if config["split"] == "none":
+        name += f"_hops{config['context_hops']}"
+    elif config["split"] != "all":
         name += f"_{config['split']}"
     payload = {
         "benchmark": name,
@@ -253,12 +267,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--turns", type=int, default=DEFAULTS["turns"], help="per conversation")
     parser.add_argument("--split", choices=("tune", "heldout", "all"), default="all")
     parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--ingest-only", action="store_true", help="saves and drain, no questions")
     args = parser.parse_args(argv)
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request otherwise
-    results = run(args.conversations, args.turns, args.split, args.seed)
+    results = run(args.conversations, args.turns, args.split, args.seed, not args.ingest_only)
     ingest = results["ingest"]
-    print(f"ingested {ingest['turns']} turns in {ingest['seconds']} s ({ingest['turns_per_s']}/s)")
-    for name, report in results["splits"].items():
+    print(
+        f"ingested {ingest['turns']} turns in {ingest['seconds']} s ({ingest['turns_per_s']}/s), "
+        f"context backlog drained {ingest['context_drain_s']} s later"
+    )
+    for name, report in results.get("splits", {}).items():
         print(table(name, report, results["latency_ms"]))
     print(f"\nwritten to {write(results)}")
 
