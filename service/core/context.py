@@ -25,9 +25,11 @@ from service.core.fusion import (
     single_channel,
 )
 from service.core.memories import MemoryService
+from service.core.models import embedding_text
 from service.core.results import ContextItem, ContextResult, MemoryView
 from service.core.search_inputs import MemoryFilters, RetrieveInput, parse_sort_by
 from service.core.sorting import parse_sort_links
+from service.stores.reranker import CrossEncoder, shared_cross_encoder
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -62,6 +64,10 @@ class ContextRetriever:
             graph=fusion.graph,
             k=fusion.k,
         )
+        self.rerank_top = fusion.rerank_top
+        self.reranker: CrossEncoder | None = (
+            shared_cross_encoder(settings.embedding.threads) if fusion.rerank_top > 0 else None
+        )
 
     async def retrieve(self, namespace: str, params: RetrieveInput) -> ContextResult:
         """Channels, fusion (or one channel's score), graph, keep `limit`, then `sort_by`."""
@@ -92,7 +98,16 @@ class ContextRetriever:
             early = await hydrating
         admitted = list(candidates.values())
         ranked = keep_best(admitted, created, len(admitted))
-        kept, views, dropped = await self._kept(namespace, ranked, params, sort, early)
+        reranker = self.reranker if mode == "hybrid" else None
+        wanted = max(params.limit, self.rerank_top) if reranker else params.limit
+        kept, views, dropped = await self._kept(namespace, ranked, wanted, params, sort, early)
+        if reranker is not None:
+            try:
+                await rerank(reranker, params.query, kept, views)
+            except BackendUnavailable as error:
+                log.warning("rerank failed: %s", error.message)
+                warnings.append(f"rerank unavailable: {error.message}; fused order kept")
+            kept = keep_best(kept, created, params.limit)
         results = [context_item(c, views[c.id]) for c in order_by(kept, sort_by, created)]
         return {
             "success": True,
@@ -108,19 +123,20 @@ class ContextRetriever:
         self,
         namespace: str,
         ranked: Sequence[Candidate],
+        wanted: int,
         params: RetrieveInput,
         sort: bool,
         early: Mapping[str, MemoryView],
     ) -> tuple[list[Candidate], Mapping[str, MemoryView], int]:
-        """The `limit` best that still exist and, unless `include_superseded`, are current
+        """The `wanted` best that still exist and, unless `include_superseded`, are current
         (a vector written before a delete or a supersession can outlive it for a moment): the
         next best take the place of any found gone when hydrated. Also their views and how many
         were dropped."""
         kept: list[Candidate] = []
         views: Mapping[str, MemoryView] = early
         dropped = start = 0
-        while len(kept) < params.limit and start < len(ranked):
-            batch = ranked[start : start + params.limit - len(kept)]
+        while len(kept) < wanted and start < len(ranked):
+            batch = ranked[start : start + wanted - len(kept)]
             start += len(batch)
             views = await self._views(namespace, [c.id for c in batch], sort, views)
             for candidate in batch:
@@ -262,6 +278,21 @@ class ContextRetriever:
             resolved = await self.memories.resolve(namespace, ids=anchors, keys=anchors)
             seeds.update(dict.fromkeys(resolved.values(), 1.0))
         return seeds
+
+
+async def rerank(
+    reranker: CrossEncoder,
+    query: str,
+    kept: Sequence[Candidate],
+    views: Mapping[str, MemoryView],
+) -> None:
+    """Score the kept memories again by the cross-encoder's relevance of their text to the
+    query: it becomes their `score` (the fused relevance stays in `scores` as `fused`)."""
+    texts = [embedding_text(views[c.id]["title"], views[c.id]["content"]) for c in kept]
+    for candidate, relevance in zip(kept, await reranker.relevance(query, texts), strict=True):
+        candidate.scores["fused"] = candidate.score
+        candidate.scores["rerank"] = relevance
+        candidate.score = relevance
 
 
 def add_graph(candidate: Candidate, reached: Reached) -> None:

