@@ -65,7 +65,7 @@ bench-quality: setup  ## long-conversation retrieval quality (SPLIT=tune|heldout
 	$(BIN)/python -m bench.bench_conversation_quality --split $(or $(SPLIT),all)
 
 .PHONY: bench-locomo locomo-path
-bench-locomo: locomo-path setup  ## retrieval quality on LoCoMo (LOCOMO=path/to/locomo10.json), bench/results/locomo.json
+bench-locomo: locomo-path setup  ## retrieval quality on LoCoMo (LOCOMO=path/to/locomo10.json), bench/results/locomo*.json
 	$(BIN)/python -m bench.bench_locomo $(LOCOMO) $(if $(filter 1,$(GRID)),--grid)
 
 locomo-path:

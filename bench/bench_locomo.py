@@ -6,10 +6,11 @@ answer them). Its data is not part of this repository: pass the path of `locomo1
 `[date] Speaker: text`, a photo's caption appended, a `next` link to the previous turn of its
 session, like an agent saving a chat; all conversations in one namespace, as in
 bench.conversations, so each question is ranked against every turn), asks the questions of
-categories 1-4 (adversarial ones have no answering turns) and writes bench/results/locomo.json:
-for the first N conversations (`tune`, 2 by default) and the others (`heldout`), recall@5/10/20,
-hit@10 and MRR per mode and question type, the textbook RRF and the graph variants; `--grid` also
-scores the settings of `bench.tune_fusion.GRID` on the tune conversations.
+categories 1-4 (adversarial ones have no answering turns) and writes
+bench/results/locomo_defaults.json: for the first N conversations (`tune`, 2 by default) and the
+others (`heldout`), recall@5/10/20, hit@10, MRR and p50 per mode and question type, the textbook
+RRF, the graph variants and the opt-in reranking; `--grid` also scores the settings of
+`bench.tune_fusion.GRID` on the tune conversations and writes bench/results/locomo.json instead.
 """
 
 from __future__ import annotations
@@ -153,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     with local_neo4j() as (neo4j, _), tempfile.TemporaryDirectory() as folder:
         results = asyncio.run(measure(args.path, args.tune, neo4j.uri, Path(folder), args.grid))
-    write_results("locomo", results)
+    write_results("locomo" if args.grid else "locomo_defaults", results)
 
 
 if __name__ == "__main__":

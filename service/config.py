@@ -199,7 +199,7 @@ class FusionSettings(BaseModel):
         le=100,
         description="Hybrid only, 0 (default): off. N: the best max(N, limit) by fused relevance "
         "are scored again by a cross-encoder reading the query and each memory's text together, "
-        "and ranked by that (about 0.24 s for 20 on 2 cores).",
+        "and ranked by that (0.1 to 0.25 s more for 20 on 2 cores).",
     )
 
 
