@@ -46,7 +46,9 @@ async def test_reranking_orders_by_the_cross_encoder_and_keeps_the_fused_relevan
     reranked = (await retrieval_with(with_rerank(settings, 5)).retrieve(stored, query))["results"]
     assert [r["key"] for r in fused] == ["moved", "festival", "council"]
     assert [r["key"] for r in reranked] == ["council", "moved", "festival"]
-    assert [r["score"] for r in reranked] == pytest.approx([0.9991, 0.9273, 0.7563], abs=2e-3)
+    # int8 kernels differ a little between CPU instruction sets: the order is exact, the values
+    # within 0.02 of those measured here.
+    assert [r["score"] for r in reranked] == pytest.approx([0.9991, 0.9273, 0.7563], abs=0.02)
     assert [r["scores"]["rerank"] for r in reranked] == [r["score"] for r in reranked]
     by_key = {r["key"]: r["score"] for r in fused}
     assert {r["key"]: r["scores"]["fused"] for r in reranked} == by_key
