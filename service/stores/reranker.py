@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import onnxruntime as ort
 from tokenizers import Tokenizer
 
 from service.core.errors import BackendUnavailable
-from service.stores.embeddings import ONNX_FAILURES, verify_sha256
+from service.stores.embeddings import ONNX_FAILURES, cpu_session, verify_sha256
 
 MAX_TOKENS = 256  # query and text together; longer texts are cut at the end
 MODEL_SHA256 = "1225ccd6afd0f1b43a1b08bf67cd1cb68c05aafb443e9d8450015b8b3837ffd1"
@@ -47,14 +46,7 @@ class CrossEncoder:
         tokenizer.enable_truncation(max_length=MAX_TOKENS, strategy="only_second")
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         self._tokenizer = tokenizer
-        runtime: Any = ort
-        options = runtime.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session: Any = runtime.InferenceSession(
-            str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"]
-        )
+        self._session: Any = cpu_session(folder / "model.onnx", threads)
         self._inputs: set[str] = {i.name for i in self._session.get_inputs()}
         self._lock = asyncio.Lock()
 
