@@ -204,12 +204,12 @@ async def test_retrieval_without_the_embedder_answers_from_the_other_channels_wi
     query = "deploy-guide docker compose"
     hybrid = await down.retrieve(namespace, RetrieveInput(query=query, sort_by="relevance"))
     vector = await down.retrieve(namespace, RetrieveInput(query=query, search_mode="vector"))
-    assert [(r["key"], sorted(r["scores"])) for r in hybrid["results"]] == [
-        ("deploy-guide", ["keyword", "keyword_context", "kv"]),
-        ("cat", ["keyword_context"]),  # deploy-guide's words are in its contextual text, two
-        ("backups", ["keyword_context"]),  # links away, and in backups' (the same text: older)
-        ("mouse", ["graph"]),  # three links away: one hop from cat, a seed
-    ]
+    found = [(r["key"], sorted(r["scores"])) for r in hybrid["results"]]
+    assert found[0] == ("deploy-guide", ["keyword", "keyword_context", "kv"])
+    # deploy-guide's words are in cat's contextual text, two links away, and in backups': the
+    # same text, an equal BM25 score whose order one full-suite run in four saw reversed.
+    assert sorted(found[1:3]) == [("backups", ["keyword_context"]), ("cat", ["keyword_context"])]
+    assert found[3:] == [("mouse", ["graph"])]  # three links away: one hop from cat, a seed
     assert sorted(hybrid["warnings"]) == [
         f"vector channel unavailable: {EMBEDDER_DOWN}",
         f"vector_context channel unavailable: {EMBEDDER_DOWN}",
