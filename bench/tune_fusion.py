@@ -40,9 +40,10 @@ NAMESPACE = "tune"
 GRID: dict[str, Sequence[Any]] = {
     "k": (10,),
     "vector": (1.0,),
-    "keyword": (0.25, 0.5, 1.0),
+    "keyword": (0.5, 0.75, 1.0),
     "vector_context": (0.25, 0.5, 1.0),
-    "keyword_context": (0.0, 0.25, 0.5, 1.0),
+    "keyword_context": (0.5, 1.0, 1.5),
+    "word_coverage": (0.0, 1.0, 2.0),
     "graph": (0.5,),
     "graph_seeds": (5,),
     "vector_fetch": (200,),
@@ -52,6 +53,7 @@ GRID: dict[str, Sequence[Any]] = {
 
 MODES = ("vector", "keyword", "kv", "graph", "hybrid")
 VARIANTS = {
+    "hybrid without word coverage": {"word_coverage": 0.0},
     "hybrid without graph evidence": {"graph": 0.0},
     "hybrid without any graph channel": {
         "graph": 0.0,

@@ -168,10 +168,17 @@ class FusionSettings(BaseModel):
 
     k: int = Field(default=10, ge=1, le=1000, description="Rank constant of each channel's share.")
     vector: float = Field(default=1.0, ge=0.0, description="Weight of the vector channel.")
-    keyword: float = Field(default=0.5, ge=0.0, description="Weight of the keyword channel.")
+    keyword: float = Field(default=0.75, ge=0.0, description="Weight of the keyword channel.")
     kv: float = Field(default=1.0, ge=0.0, description="Weight of the kv channel.")
     vector_context: float = Field(default=0.5, ge=0.0, description="Weight of vector_context.")
-    keyword_context: float = Field(default=0.5, ge=0.0, description="Weight of keyword_context.")
+    keyword_context: float = Field(default=1.5, ge=0.0, description="Weight of keyword_context.")
+    word_coverage: float = Field(
+        default=2.0,
+        ge=0.0,
+        le=100.0,
+        description="BM25 per searched query word at which a keyword channel's hit counts in "
+        "full; below it, in proportion (0: its rank alone counts).",
+    )
     graph: float = Field(default=0.5, ge=0.0, description="Weight of graph evidence.")
     fetch: int = Field(default=50, ge=1, le=1000, description="Hits fetched per channel.")
     graph_seeds: int = Field(

@@ -12,7 +12,7 @@ from typing import TypeVar
 from service.config import Settings
 from service.core.channels import Channels, Hit, Reached, WalkPruning
 from service.core.errors import BackendUnavailable
-from service.core.fulltext import free_text_query
+from service.core.fulltext import free_text_query, searched_word_count
 from service.core.fusion import (
     Candidate,
     FusionWeights,
@@ -63,6 +63,8 @@ class ContextRetriever:
             },
             graph=fusion.graph,
             k=fusion.k,
+            per_word=fusion.word_coverage,
+            saturation=settings.search.bm25_saturation,
         )
         self.rerank_top = fusion.rerank_top
         self.reranker: CrossEncoder | None = (
@@ -80,7 +82,8 @@ class ContextRetriever:
         found = await self._run_channels(namespace, params.query, flt, mode, warnings)
         created = {i: ms for hits in found.values() for i, _, ms in hits}
         candidates = collect({name: [(i, s) for i, s, _ in hits] for name, hits in found.items()})
-        self._score(candidates.values(), mode, list(found))
+        words = searched_word_count(params.query)
+        self._score(candidates.values(), mode, list(found), words)
         early: Mapping[str, MemoryView] = {}
         if mode in ("hybrid", "graph"):
             # In hybrid the best before the walk are mostly the best after it: hydrated meanwhile.
@@ -89,8 +92,9 @@ class ContextRetriever:
             ids = [c.id for c in best] if mode == "hybrid" else []
             hydrating = asyncio.create_task(self._hydrate(namespace, ids, sort))
             try:
+                ran = [*found, "graph"]
                 candidates = await self._with_graph(
-                    namespace, params, flt, candidates, created, [*found, "graph"], warnings
+                    namespace, params, flt, candidates, created, (ran, words), warnings
                 )
             except BaseException:
                 hydrating.cancel()
@@ -214,10 +218,12 @@ class ContextRetriever:
                 unavailable(name, error, warnings)
             return {name: [] for name in wanted}
 
-    def _score(self, candidates: Iterable[Candidate], mode: str, ran: list[str]) -> None:
+    def _score(
+        self, candidates: Iterable[Candidate], mode: str, ran: list[str], words: int
+    ) -> None:
         """Hybrid and graph seeds: fused relevance; single-channel modes: the raw score."""
         if mode in ("hybrid", "graph"):
-            fuse(candidates, self.weights, ran)
+            fuse(candidates, self.weights, ran, words)
         else:
             single_channel(candidates, mode)
 
@@ -228,11 +234,13 @@ class ContextRetriever:
         flt: MemoryFilters,
         candidates: dict[str, Candidate],
         created: dict[str, int | None],
-        ran: list[str],
+        fusing: tuple[list[str], int],
         warnings: list[str],
     ) -> dict[str, Candidate]:
-        """Walk from the best fused hits and the anchors; add graph evidence and re-fuse (hybrid)
-        or keep only what the walk reached (graph mode)."""
+        """Walk from the best fused hits and the anchors; add graph evidence and re-fuse (hybrid,
+        over the channels that ran and the query's searched words) or keep only what the walk
+        reached (graph mode)."""
+        ran, words = fusing
         seeds = await self._seeds(namespace, params.anchors, candidates)
         prune = self._pruning(params, candidates, ran) if params.search_mode == "hybrid" else None
         walk = await guarded(
@@ -247,7 +255,7 @@ class ContextRetriever:
         if params.search_mode == "graph":
             single_channel(candidates.values(), "graph")
         else:
-            fuse(candidates.values(), self.weights, ran)
+            fuse(candidates.values(), self.weights, ran, words)
         return candidates
 
     def _pruning(

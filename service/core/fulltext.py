@@ -69,17 +69,35 @@ _QUESTION_WORDS_TEXT = """
     things kind sort way lot
 """
 QUESTION_WORDS = frozenset(_QUESTION_WORDS_TEXT.split())
+# The English stop words of Lucene's StandardAnalyzer, which the `standard-folding` analyzer drops.
+_LUCENE_STOP_WORDS_TEXT = """
+    a an and are as at be but by for if in into is it no not of on or such that the their then
+    there these they this to was will with
+"""
+LUCENE_STOP_WORDS = frozenset(_LUCENE_STOP_WORDS_TEXT.split())
 
 
 def free_text_query(text: str, drop_question_words: bool = False) -> str | None:
     """A free-text query as OR of its quoted words; None when it has no word at all. With
     `drop_question_words`, words of QUESTION_WORDS go unless nothing else is left."""
+    words = query_words(text, drop_question_words)
+    return " OR ".join(quote_term(word) for word in words) if words else None
+
+
+def query_words(text: str, drop_question_words: bool = False) -> list[str]:
+    """The distinct words of a free-text query, at most MAX_KEYWORDS (see free_text_query)."""
     words = list(dict.fromkeys(_WORD.findall(text)))
     if drop_question_words:
         topical = [word for word in words if word.lower() not in QUESTION_WORDS]
         words = topical or words
-    words = words[:MAX_KEYWORDS]
-    return " OR ".join(quote_term(word) for word in words) if words else None
+    return words[:MAX_KEYWORDS]
+
+
+def searched_word_count(text: str) -> int:
+    """How many words of a recall query the index can match (question and stop words left
+    out), at least 1: the denominator of a keyword hit's word coverage."""
+    words = query_words(text, drop_question_words=True)
+    return max(1, sum(1 for word in words if word.lower() not in LUCENE_STOP_WORDS))
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 # Ties of `source` go to the more specific evidence: an exact key, then words, then meaning.
 CHANNELS = ("kv", "keyword", "vector", "keyword_context", "vector_context", "graph")
+BM25_CHANNELS = ("keyword", "keyword_context")
 HOP_FACTOR_ONE = 1.0 / 1.5  # graph_score(1): graph evidence is relative to one hop
 
 
@@ -36,6 +37,19 @@ def keyword_score(bm25: float, saturation: float) -> float:
     return bm25 / (bm25 + saturation) if bm25 > 0 else 0.0
 
 
+def bm25_of(score: float, saturation: float) -> float:
+    """The BM25 score behind a keyword score (the inverse of keyword_score)."""
+    return saturation * score / max(1.0 - score, 1e-12) if score > 0 else 0.0
+
+
+def word_coverage(bm25: float, words: int, per_word: float) -> float:
+    """How fully a keyword hit matches the query: min(1, bm25 / (per_word × words)); 1.0 with
+    per_word 0 (rank alone counts)."""
+    if per_word <= 0:
+        return 1.0
+    return min(1.0, bm25 / (per_word * max(1, words)))
+
+
 def graph_score(hops: int) -> float:
     """1 / (hop_distance + 0.5): 1 hop 0.667, 2 hops 0.400, 3 hops 0.286."""
     return 1.0 / (hops + 0.5)
@@ -57,11 +71,15 @@ class Candidate:
 
 @dataclass(frozen=True)
 class FusionWeights:
-    """Channel weights and the rank constant of the fused relevance."""
+    """Channel weights, the rank constant of the fused relevance, and the BM25 per query word at
+    which a keyword channel's evidence counts in full (0: its rank alone; `saturation` is the k
+    of the keyword scores, to read their BM25 back)."""
 
     channels: Mapping[str, float]
     graph: float
     k: int
+    per_word: float = 0.0
+    saturation: float = 2.0
 
     def of(self, channel: str) -> float:
         return self.graph if channel == "graph" else self.channels.get(channel, 0.0)
@@ -85,27 +103,36 @@ def rank_share(rank: int, k: int) -> float:
     return (k + 1) / (k + rank)
 
 
-def contributions(candidate: Candidate, weights: FusionWeights) -> dict[str, float]:
-    """Each channel's weighted evidence for the candidate (graph: its seed-weighted evidence)."""
+def contributions(candidate: Candidate, weights: FusionWeights, words: int) -> dict[str, float]:
+    """Each channel's weighted evidence for the candidate (graph: its seed-weighted evidence);
+    a keyword channel's is scaled by its word coverage of a query of `words` words."""
     found = {
         channel: weights.of(channel) * rank_share(rank, weights.k)
         for channel, rank in candidate.ranks.items()
     }
+    for channel in BM25_CHANNELS:
+        if channel in found:
+            bm25 = bm25_of(candidate.scores[channel], weights.saturation)
+            found[channel] *= word_coverage(bm25, words, weights.per_word)
     if candidate.graph_evidence > 0:
         found["graph"] = weights.graph * candidate.graph_evidence
     return found
 
 
-def fuse(candidates: Iterable[Candidate], weights: FusionWeights, ran: Sequence[str]) -> None:
+def fuse(
+    candidates: Iterable[Candidate], weights: FusionWeights, ran: Sequence[str], words: int = 1
+) -> None:
     """Set `score` to the fused relevance in [0, 1] and `source` to the strongest channel.
 
-    score = Σ w_c · (k+1)/(k+rank_c) + w_graph · graph_evidence, over Σ w of the channels that
-    ran (graph included): 1.0 means first in every channel and a one-hop neighbour of a
+    score = Σ w_c · (k+1)/(k+rank_c) · m_c + w_graph · graph_evidence, over Σ w of the channels
+    that ran (graph included), where m_c is 1 for vector, kv and the contextual vector and the
+    word coverage min(1, bm25_c / (per_word × words)) for the keyword channels: 1.0 means first
+    in every channel, fully covering the query's `words` words, and a one-hop neighbour of a
     perfect seed over a link of weight 1.
     """
     total = sum(weights.of(channel) for channel in ran) or 1.0
     for candidate in candidates:
-        parts = contributions(candidate, weights)
+        parts = contributions(candidate, weights, words)
         candidate.score = min(1.0, sum(parts.values()) / total)
         candidate.source = strongest(parts)
 

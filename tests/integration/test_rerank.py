@@ -19,7 +19,7 @@ MEMORIES = {
     "moved": "Anna packed everything up in April and now lives in Lisbon, near the river.",
     "recipe": "The soup needs two onions, a carrot and a bay leaf.",
 }
-QUERY = "Which city did Anna move to last spring?"
+QUERY = "Anna moved city last spring: where to?"
 
 
 def with_rerank(settings: Settings, top: int) -> Settings:
@@ -47,7 +47,7 @@ async def test_reranking_orders_by_the_cross_encoder_and_keeps_the_fused_relevan
     assert [r["key"] for r in reranked] == ["council", "moved"]
     # The model quantises its activations per batch, and int8 kernels differ between CPU
     # instruction sets: the order is exact, the values within 0.05 of those measured here.
-    assert [r["score"] for r in reranked] == pytest.approx([0.9990, 0.9008], abs=0.05)
+    assert [r["score"] for r in reranked] == pytest.approx([0.9937, 0.7417], abs=0.05)
     assert [r["scores"]["rerank"] for r in reranked] == [r["score"] for r in reranked]
     by_key = {r["key"]: r["score"] for r in fused}
     assert {r["key"]: r["scores"]["fused"] for r in reranked} == by_key

@@ -12,6 +12,7 @@ import pytest
 from service.config import Settings
 from service.core.bulk import BulkImporter
 from service.core.errors import InvalidParameter
+from service.core.fusion import bm25_of
 from service.core.memories import MemoryService
 from service.core.models import LinkSpec, SaveInput
 from service.core.retrieval import Retrieval
@@ -303,11 +304,13 @@ async def test_hybrid_merges_channels_with_kv_and_graph(
         namespace, RetrieveInput(query="root", sort_by="relevance", max_hops=1)
     )
     first = result["results"][0]
-    # keyword (weight 0.5) and kv (1.0) rank it first; vector does not find it, nor do the two
-    # context channels (no contextual text is indexed here): (0.5 + 1.0) / (1 + 0.5 + 1 + 0.5 +
-    # 0.5 + 0.5)
+    # keyword (weight 0.75, times its word coverage of the one-word query, BM25 / 2.0) and kv
+    # (1.0) rank it first; vector does not find it, nor do the two context channels (no
+    # contextual text is indexed here): (0.75 × coverage + 1.0) / (1 + 0.75 + 1 + 0.5 + 1.5 + 0.5)
     assert (first["key"], first["source"]) == ("root", "kv")
-    assert first["score"] == pytest.approx(1.5 / 4.0)
+    coverage = min(1.0, bm25_of(first["scores"]["keyword"], 2.0) / 2.0)
+    assert 0 < coverage < 1
+    assert first["score"] == pytest.approx((0.75 * coverage + 1.0) / 5.25)
     assert first["scores"]["kv"] == 1.0
     one = next(r for r in result["results"] if r["key"] == "one")
     assert one["scores"]["graph"] == pytest.approx(1 / 1.5)

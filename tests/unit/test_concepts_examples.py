@@ -74,16 +74,21 @@ def test_fused_example_scores_are_what_fusion_computes() -> None:
         },
         defaults.graph,
         defaults.k,
+        defaults.word_coverage,
+        SearchSettings().bm25_saturation,
     )
-    a = Candidate("A", ranks={"vector": 1, "keyword": 3})
+    keyword = keyword_score(4.5, SearchSettings().bm25_saturation)
+    a = Candidate(
+        "A", scores={"vector": 0.6, "keyword": keyword}, ranks={"vector": 1, "keyword": 3}
+    )
     b = Candidate("B", ranks={"vector": 2})
-    fuse([a, b], weights, RAN)
+    fuse([a, b], weights, RAN, words=3)
     c = Candidate("C", graph_evidence=graph_evidence(a.score * 0.8, 1))
     d = Candidate("D", graph_evidence=graph_evidence(a.score * 0.8 * 0.5, 2))
-    fuse([c, d], weights, RAN)
+    fuse([c, d], weights, RAN, words=3)
     scores = [round(x.score, 4) for x in (a, b, c, d)]
-    assert scores == [0.3558, 0.2292, 0.0356, 0.0107]
-    assert sum(weights.of(channel) for channel in RAN) == 4.0
-    for shown in ("**0.3558**", "**0.2292**", "**0.0356**", "**0.0107**"):
+    assert scores == [0.2811, 0.1746, 0.0214, 0.0064]
+    assert sum(weights.of(channel) for channel in RAN) == 5.25
+    for shown in ("**0.2811**", "**0.1746**", "**0.0214**", "**0.0064**", "(all of them: 5.25)"):
         assert shown in CONCEPTS
-    assert (round(c.graph_evidence, 4), round(d.graph_evidence, 4)) == (0.2846, 0.0854)
+    assert (round(c.graph_evidence, 4), round(d.graph_evidence, 4)) == (0.2249, 0.0675)

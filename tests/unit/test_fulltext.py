@@ -12,6 +12,7 @@ from service.core.fulltext import (
     match_spans,
     parse_keywords,
     quote_term,
+    searched_word_count,
 )
 
 
@@ -96,3 +97,10 @@ def test_question_words_are_dropped_from_recall_queries_unless_nothing_is_left()
     assert free_text_query("When did Ana start painting?") == (
         '"When" OR "did" OR "Ana" OR "start" OR "painting"'
     )
+
+
+def test_searched_words_leave_out_question_and_stop_words() -> None:
+    assert searched_word_count("When did Caroline go to the LGBTQ support group?") == 4
+    assert searched_word_count("Which animals live with Priya these days?") == 4
+    assert searched_word_count("what did you do") == 4  # nothing topical: all four searched
+    assert searched_word_count("the") == 1

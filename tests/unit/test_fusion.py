@@ -8,6 +8,7 @@ from service.core.errors import InvalidParameter
 from service.core.fusion import (
     Candidate,
     FusionWeights,
+    bm25_of,
     collect,
     fuse,
     graph_evidence,
@@ -17,6 +18,7 @@ from service.core.fusion import (
     order_by,
     rrf,
     single_channel,
+    word_coverage,
 )
 from service.core.search_inputs import MemoryFilters, parse_date, parse_sort_by
 
@@ -29,6 +31,19 @@ def test_keyword_scores_saturate_into_zero_one() -> None:
     assert keyword_score(2.0, 2.0) == 0.5
     assert keyword_score(0.0, 2.0) == 0.0
     assert keyword_score(6.0, 2.0) == 0.75
+
+
+def test_bm25_is_read_back_from_its_keyword_score() -> None:
+    assert bm25_of(keyword_score(6.0, 2.0), 2.0) == pytest.approx(6.0)
+    assert bm25_of(0.5, 5.0) == pytest.approx(5.0)
+    assert bm25_of(0.0, 2.0) == 0.0
+
+
+def test_word_coverage_is_bm25_per_searched_word_capped_at_one() -> None:
+    assert word_coverage(3.0, 3, 2.0) == pytest.approx(0.5)
+    assert word_coverage(12.0, 3, 2.0) == 1.0
+    assert word_coverage(3.0, 0, 2.0) == 1.0  # at least one word
+    assert word_coverage(0.5, 4, 0.0) == 1.0  # off: the rank alone counts
 
 
 def test_rrf_adds_reciprocal_ranks_and_marks_both() -> None:
@@ -67,6 +82,29 @@ def test_found_by_two_channels_outranks_found_by_one_at_equal_rank() -> None:
     assert found["both"].score == pytest.approx(2 / 3)
     assert found["one"].score == pytest.approx((61 / 62) / 3)
     assert (found["both"].source, found["one"].source) == ("keyword", "vector")
+
+
+COVERING = FusionWeights(
+    channels={"vector": 1.0, "keyword": 1.0, "keyword_context": 1.0}, graph=0.0, k=10, per_word=2.0
+)
+
+
+def test_a_keyword_hit_counts_by_how_much_of_the_query_its_bm25_covers() -> None:
+    # BM25 2.0 (score 0.5) on a 4-word query covers 2 / (2 × 4) = 0.25; BM25 14.0 covers all.
+    found = collect(
+        {
+            "keyword": [
+                ("name-only", keyword_score(2.0, 2.0)),
+                ("topical", keyword_score(14.0, 2.0)),
+            ],
+            "keyword_context": [("topical", keyword_score(6.0, 2.0))],
+        }
+    )
+    fuse(found.values(), COVERING, ["vector", "keyword", "keyword_context"], words=4)
+    assert found["name-only"].score == pytest.approx(0.25 / 3)
+    assert found["topical"].score == pytest.approx((11 / 12 + 0.75) / 3)
+    fuse(found.values(), COVERING, ["vector", "keyword", "keyword_context"], words=1)
+    assert found["name-only"].score == pytest.approx(1.0 / 3)
 
 
 def test_graph_evidence_scales_with_seed_relevance_weight_and_hops() -> None:
