@@ -92,9 +92,8 @@ class ContextRetriever:
             ids = [c.id for c in best] if mode == "hybrid" else []
             hydrating = asyncio.create_task(self._hydrate(namespace, ids, sort))
             try:
-                ran = [*found, "graph"]
                 candidates = await self._with_graph(
-                    namespace, params, flt, candidates, created, (ran, words), warnings
+                    namespace, params, flt, candidates, created, [*found, "graph"], words, warnings
                 )
             except BaseException:
                 hydrating.cancel()
@@ -234,13 +233,13 @@ class ContextRetriever:
         flt: MemoryFilters,
         candidates: dict[str, Candidate],
         created: dict[str, int | None],
-        fusing: tuple[list[str], int],
+        ran: list[str],
+        words: int,
         warnings: list[str],
     ) -> dict[str, Candidate]:
         """Walk from the best fused hits and the anchors; add graph evidence and re-fuse (hybrid,
         over the channels that ran and the query's searched words) or keep only what the walk
         reached (graph mode)."""
-        ran, words = fusing
         seeds = await self._seeds(namespace, params.anchors, candidates)
         prune = self._pruning(params, candidates, ran) if params.search_mode == "hybrid" else None
         walk = await guarded(

@@ -43,7 +43,10 @@ async def test_reranking_orders_by_the_cross_encoder_and_keeps_the_fused_relevan
     query = RetrieveInput(query=QUERY, sort_by="relevance", limit=2)
     fused = (await retrieval_with(settings).retrieve(stored, query))["results"]
     reranked = (await retrieval_with(with_rerank(settings, 5)).retrieve(stored, query))["results"]
-    assert [r["key"] for r in fused] == ["moved", "council"]
+    # Alone, fused relevance puts "moved" first; its keyword evidence rests on BM25, which reads
+    # the whole index's statistics, so beside other tests' memories "council" may lead instead.
+    # The cross-encoder's order does not depend on what else is stored.
+    assert sorted(r["key"] for r in fused) == ["council", "moved"]
     assert [r["key"] for r in reranked] == ["council", "moved"]
     # The model quantises its activations per batch, and int8 kernels differ between CPU
     # instruction sets: the order is exact, the values within 0.05 of those measured here.

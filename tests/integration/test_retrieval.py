@@ -306,10 +306,12 @@ async def test_hybrid_merges_channels_with_kv_and_graph(
     first = result["results"][0]
     # keyword (weight 0.75, times its word coverage of the one-word query, BM25 / 2.0) and kv
     # (1.0) rank it first; vector does not find it, nor do the two context channels (no
-    # contextual text is indexed here): (0.75 × coverage + 1.0) / (1 + 0.75 + 1 + 0.5 + 1.5 + 0.5)
+    # contextual text is indexed here): (0.75 × coverage + 1.0) / (1 + 0.75 + 1 + 0.5 + 1.5 + 0.5).
+    # BM25 depends on the whole index's statistics (other tests' memories too), so the coverage
+    # is read from the reported keyword score rather than fixed here.
     assert (first["key"], first["source"]) == ("root", "kv")
     coverage = min(1.0, bm25_of(first["scores"]["keyword"], 2.0) / 2.0)
-    assert 0 < coverage < 1
+    assert 0 < coverage <= 1
     assert first["score"] == pytest.approx((0.75 * coverage + 1.0) / 5.25)
     assert first["scores"]["kv"] == 1.0
     one = next(r for r in result["results"] if r["key"] == "one")
