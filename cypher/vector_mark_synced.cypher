@@ -4,9 +4,7 @@
 // is the right-hand side of the SET, so Cypher takes the node's write lock before reading the
 // state: a test in a WHERE would read it unlocked, and a supersession committing in between
 // would be overwritten (a lost update under read committed).
-// Locks are taken in id order, so that two such batches never wait on each other (deadlock).
 UNWIND $items AS item
-WITH item ORDER BY item.id
 MATCH (m:Memory {id: item.id})
 SET m.vector_state = CASE
       WHEN m.content_hash = item.content_hash
