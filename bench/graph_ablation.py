@@ -19,17 +19,13 @@ from typing import Any
 
 from bench.common import local_neo4j, write_results
 from bench.conversations import generate
-from bench.tune_fusion import score, stored_corpus, with_fusion
+from bench.tune_fusion import VARIANTS, score, stored_corpus, with_fusion
 from service.core.models import SaveInput
 
-ABLATIONS: dict[str, dict[str, float]] = {
+ABLATIONS: dict[str, dict[str, Any]] = {
     "hybrid (default)": {},
-    "hybrid without the walk": {"graph": 0.0},
-    "hybrid without any graph channel": {
-        "graph": 0.0,
-        "vector_context": 0.0,
-        "keyword_context": 0.0,
-    },
+    "hybrid without the walk": VARIANTS["hybrid without graph evidence"],
+    "hybrid without any graph channel": VARIANTS["hybrid without any graph channel"],
 }
 
 

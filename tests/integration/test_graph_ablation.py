@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 from bench.conversations import generate
@@ -14,11 +15,9 @@ async def test_every_ablation_scores_every_question_of_the_seed(
 ) -> None:
     dataset = generate(1, 40, 7)
     result = await ablate(7, 1, 40, neo4j_settings.uri, tmp_path)
-    counts = {qtype: 0 for qtype in result["questions"]}
-    for question in dataset.questions:
-        counts[question.qtype] += 1
+    counts = Counter(question.qtype for question in dataset.questions)
     assert result["questions"] == counts
-    assert sum(counts.values()) == len(dataset.questions)
+    assert sum(result["questions"].values()) == len(dataset.questions)
     assert list(result["rows"]) == list(ABLATIONS)
     for row in result["rows"].values():
         assert set(row) >= {"all", "p50_ms", *counts}
