@@ -1,7 +1,7 @@
 // Key-value channel: keys equal to the query (1.0) or starting with it (0.9), and query tokens
-// equal to a key (1.0); index seeks on (namespace, key).
+// equal to a key (1.0); index seeks on (namespace, key). A blank query is no key's prefix.
 MATCH (m:Memory {namespace: $namespace})
-WHERE m.key STARTS WITH $query
+WHERE $query <> '' AND m.key STARTS WITH $query
   AND ($types IS NULL OR m.type IN $types)
   AND all(tag IN $tags WHERE tag IN m.tags)
   AND ($created_from IS NULL OR m.created_at >= $created_from)

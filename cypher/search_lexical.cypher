@@ -34,7 +34,7 @@ CALL () {
 }
 CALL () {
   CALL () {
-    UNWIND CASE WHEN $kv THEN [$query] ELSE [] END AS prefix
+    UNWIND CASE WHEN $kv AND $query <> '' THEN [$query] ELSE [] END AS prefix
     MATCH (m:Memory {namespace: $namespace})
     WHERE m.key STARTS WITH prefix
       AND ($types IS NULL OR m.type IN $types)

@@ -5,6 +5,7 @@ Every failure a user can see is a `MnemographError`; `error_envelope` turns it i
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Sequence
 from typing import Any, ClassVar
@@ -118,16 +119,39 @@ def error_envelope(error: MnemographError, empty_lists: Sequence[str] = ()) -> d
 def invalid_from_validation(errors: Sequence[Any]) -> InvalidParameter:
     """Pydantic validation errors as one `InvalidParameter` naming the first bad parameter."""
     first = errors[0]
-    location = [str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path")]
-    name = ".".join(location) or "request"
+    if first.get("type") == "json_invalid":
+        return InvalidParameter(f"Invalid request body: {first.get('msg', 'not JSON')}")
+    name = ".".join(parameter_path(first.get("loc", ()))) or "request"
     if first.get("type") == "missing":
         return InvalidParameter(f"Missing required parameter '{name}'")
     value = first.get("input")
     if first.get("type") in _NUMERIC_BOUNDS and isinstance(value, str):
         value = _as_number(value)
-    shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
-    return InvalidParameter(f"Invalid {name} value: {shown}. {first.get('msg', 'Invalid value')}")
+    return InvalidParameter(
+        f"Invalid {name} value: {shown_value(value)}. {first.get('msg', 'Invalid value')}"
+    )
 
+
+def shown_value(value: object) -> str:
+    """A rejected value as an error message shows it: its repr, cut to 80 characters."""
+    shown = repr(value)
+    return shown if len(shown) <= 80 else shown[:77] + "..."
+
+
+def parameter_path(location: Sequence[Any]) -> list[str]:
+    """The parameter's path in a validation error's location: without the HTTP source in front
+    (body, query, path, header) and without pydantic's names of union branches and validators
+    (`constrained-str`, `list[str]`), so `query` stays the name of a parameter called query."""
+    parts = list(location)
+    if len(parts) > 1 and parts[0] in _HTTP_SOURCES:
+        parts = parts[1:]
+    elif parts and parts[0] == "body":
+        parts = []
+    return [str(part) for part in parts if isinstance(part, int) or _NAME.fullmatch(str(part))]
+
+
+_HTTP_SOURCES = {"body", "query", "path", "header", "cookie"}
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 # Bound errors are about numbers; a query-string "0" is shown as 0, like a JSON 0.
 _NUMERIC_BOUNDS = {"greater_than", "greater_than_equal", "less_than", "less_than_equal"}

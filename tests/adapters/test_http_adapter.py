@@ -50,6 +50,16 @@ async def test_validation_failures_name_the_parameter(http: httpx.AsyncClient) -
     assert bad_type.json()["message"] == (
         "Invalid type value: 'Bad Type'. Must match ^[a-z0-9_-]{1,64}$"
     )
+    no_query = await http.post("/v1/retrieve", json={"limit": 5})
+    assert no_query.json()["message"] == "Missing required parameter 'query'"
+    empty = await http.get("/v1/search", params={"query": ""})
+    assert empty.json()["message"] == (
+        "Invalid query value: ''. String should have at least 1 character"
+    )
+    not_json = await http.post(
+        "/v1/retrieve", content=b"{", headers={"content-type": "application/json"}
+    )
+    assert not_json.json()["message"] == "Invalid request body: JSON decode error"
 
 
 async def test_disabled_memory_is_503_while_health_answers(make_http: MakeHttp) -> None:

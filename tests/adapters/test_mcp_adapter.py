@@ -60,6 +60,22 @@ async def test_an_out_of_range_argument_is_the_invalid_parameter_envelope_with_l
     assert payload["results"] == []
 
 
+async def test_an_unknown_argument_is_refused_not_ignored() -> None:
+    payload = await call("", "retrieve_context", {"query": "q", "sortby": "relevance"})
+    assert payload == {
+        "success": False,
+        "error_type": "invalid_parameter",
+        "message": "Invalid sortby value: 'relevance'. Extra inputs are not permitted",
+        "error": "Invalid sortby value: 'relevance'. Extra inputs are not permitted",
+        "results": [],
+    }
+
+
+async def test_a_missing_query_is_named() -> None:
+    payload = await call("", "memory_search", {})
+    assert payload["message"] == "Missing required parameter 'query'"
+
+
 async def test_disabled_memory_answers_the_rulebook_message_under_the_prefix() -> None:
     payload = await call("rulebook_", "memory_search", {"query": "q"}, memory={"enabled": False})
     message = (

@@ -341,6 +341,17 @@ async def test_kv_channel_scores_exact_keys_and_prefixes(
     ]
 
 
+async def test_a_blank_query_is_no_key_prefix(
+    memories: MemoryService, retrieval: Retrieval, namespace: str
+) -> None:
+    for key in ("proj", "other"):
+        await memories.save(namespace, SaveInput(key=key, content="x"))
+    kv = await retrieval.retrieve(namespace, RetrieveInput(query=" \t", search_mode="kv"))
+    assert kv["results"] == []
+    hybrid = await retrieval.retrieve(namespace, RetrieveInput(query="   "))
+    assert [sorted(r["scores"]) for r in hybrid["results"]] == [["vector"], ["vector"]]
+
+
 async def test_lexical_channels_reach_past_a_crowd_of_better_hits_in_another_namespace(
     memories: MemoryService, retrieval: Retrieval, importer: BulkImporter, namespace: str
 ) -> None:

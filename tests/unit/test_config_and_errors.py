@@ -80,7 +80,29 @@ def test_validation_errors_name_the_parameter_and_the_rule() -> None:
         "Invalid limit value: 500. Input should be less than or equal to 100"
     )
     missing = [{"loc": ("query",), "type": "missing", "msg": "Field required"}]
-    assert invalid_from_validation(missing).message == "Missing required parameter 'request'"
+    assert invalid_from_validation(missing).message == "Missing required parameter 'query'"
+    http_missing = [{"loc": ("body", "query"), "type": "missing", "msg": "Field required"}]
+    assert invalid_from_validation(http_missing).message == "Missing required parameter 'query'"
+    no_body = [{"loc": ("body",), "type": "missing", "msg": "Field required"}]
+    assert invalid_from_validation(no_body).message == "Missing required parameter 'request'"
+
+
+def test_validation_errors_leave_out_pydantic_branch_names() -> None:
+    union = [
+        {
+            "loc": ("type", "constrained-str"),
+            "type": "string_pattern_mismatch",
+            "input": "A B",
+            "msg": "String should match pattern '^[a-z0-9_-]{1,64}$'",
+        }
+    ]
+    assert invalid_from_validation(union).message == (
+        "Invalid type value: 'A B'. String should match pattern '^[a-z0-9_-]{1,64}$'"
+    )
+    item = [{"loc": ("keywords", "list[str]", 2), "type": "string_type", "input": 5, "msg": "x"}]
+    assert invalid_from_validation(item).message == "Invalid keywords.2 value: 5. x"
+    not_json = [{"loc": ("body", 1), "type": "json_invalid", "msg": "JSON decode error"}]
+    assert invalid_from_validation(not_json).message == "Invalid request body: JSON decode error"
 
 
 def test_auth_off_makes_every_caller_admin_of_default() -> None:

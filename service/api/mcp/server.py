@@ -21,10 +21,12 @@ from service.api.tools import TOOLS
 from service.app import RuntimeRef
 from service.core.errors import (
     InternalError,
+    InvalidParameter,
     MnemographError,
     RequestTimeout,
     error_envelope,
     invalid_from_validation,
+    shown_value,
 )
 from service.logs import REQUEST_ID
 
@@ -71,6 +73,9 @@ class EnvelopeMCPServer(MCPServer[Any]):
     async def _call(
         self, name: str, arguments: dict[str, Any], context: Context[Any] | None
     ) -> CallToolResult | InputRequiredResult:
+        unknown = self._unknown_argument(name, arguments)
+        if unknown is not None:
+            return error_result(unknown, name.removeprefix(self._prefix))
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -84,6 +89,19 @@ class EnvelopeMCPServer(MCPServer[Any]):
                 raise
             log.exception("tool %s failed", name, exc_info=cause or exc)
             return error_result(InternalError(REQUEST_ID.get()), tool)
+
+    def _unknown_argument(self, name: str, arguments: dict[str, Any]) -> InvalidParameter | None:
+        """An argument the tool does not take is refused, as the HTTP API refuses an unknown
+        field, rather than ignored: a misspelt `sortlinks` must not quietly become the default."""
+        tool = self._tool_manager.get_tool(name)
+        if tool is None:
+            return None
+        known = tool.parameters.get("properties", {})
+        extra = next((argument for argument in arguments if argument not in known), None)
+        if extra is None:
+            return None
+        shown = shown_value(arguments[extra])
+        return InvalidParameter(f"Invalid {extra} value: {shown}. Extra inputs are not permitted")
 
 
 def build_mcp_server(
