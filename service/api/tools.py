@@ -3,6 +3,7 @@ envelope carries empty, its description for models and people, and its MCP behav
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from mcp_types import ToolAnnotations
@@ -136,10 +137,20 @@ IMPORT_PATH = "/v1/import"
 HTTP_LIST_FIELDS: dict[str, tuple[str, ...]] = {BATCH_PATH: ("results",), IMPORT_PATH: ("errors",)}
 
 
-def list_fields_for_path(path: str) -> tuple[str, ...]:
+def list_fields_for_path(path: str, method: str) -> tuple[str, ...]:
     """The list fields of the tool whose HTTP twin serves `path`, or of an HTTP-only route
-    (for error envelopes)."""
+    (for error envelopes). A route with a `{ref}` in it counts only for its own method:
+    `DELETE /v1/memories/x` is memory_delete, `GET /v1/memories/x` is not."""
     for spec in TOOLS.values():
-        if spec.list_fields and "{" not in spec.path and path == spec.path:
+        if not spec.list_fields:
+            continue
+        if "{" not in spec.path and path == spec.path:
+            return spec.list_fields
+        if method == spec.method and _template(spec.path).fullmatch(path):
             return spec.list_fields
     return HTTP_LIST_FIELDS.get(path, ())
+
+
+def _template(path: str) -> re.Pattern[str]:
+    """A route's path with each `{name}` standing for one path segment."""
+    return re.compile(re.sub(r"\\\{\w+\\\}", "[^/]+", re.escape(path)))

@@ -62,11 +62,25 @@ async def test_validation_failures_name_the_parameter(http: httpx.AsyncClient) -
     assert not_json.json()["message"] == "Invalid request body: JSON decode error"
 
 
+async def test_routes_with_a_ref_carry_their_tools_list_fields_on_failure(
+    http: httpx.AsyncClient,
+) -> None:
+    timeline = await http.get("/v1/memories/some-key/timeline", params={"window": "0"})
+    assert (timeline.status_code, timeline.json()["timeline"]) == (400, [])
+    deleted = await http.delete("/v1/memories/some-key", params={"namespace": "Bad Name"})
+    assert (deleted.status_code, deleted.json()["missing"]) == (400, [])
+    one = await http.get("/v1/memories/some-key", params={"sortLinks": "yes"})
+    assert one.status_code == 400
+    assert "memories" not in one.json() and "timeline" not in one.json()
+
+
 async def test_disabled_memory_is_503_while_health_answers(make_http: MakeHttp) -> None:
     async with make_http(memory={"enabled": False}) as client:
         retrieve = await client.post("/v1/retrieve", json={"query": "q"})
+        deleted = await client.delete("/v1/memories/unknown-key")
         health = await client.get("/healthz")
     assert (retrieve.status_code, retrieve.json()["error_type"]) == (503, "memory_disabled")
+    assert (deleted.status_code, deleted.json()["error_type"]) == (503, "memory_disabled")
     assert health.json() == {"success": True, "status": "ok"}
 
 

@@ -153,5 +153,5 @@ class MethodNotAllowed(InvalidParameter):
 
 def error_response(request: Request, error: MnemographError) -> JSONResponse:
     ERRORS.labels("http", error.error_type).inc()
-    lists = list_fields_for_path(request.url.path)
+    lists = list_fields_for_path(request.url.path, request.method)
     return JSONResponse(error_envelope(error, lists), status_code=error.http_status)

@@ -42,7 +42,8 @@ async def refuse(
     scope: Scope, send: Send, error: MnemographError, headers: Mapping[str, str] | None = None
 ) -> None:
     """Answer with the envelope of `error` (the route's list fields added empty)."""
-    body = error_envelope(error, list_fields_for_path(scope.get("path", "")))
+    lists = list_fields_for_path(scope.get("path", ""), scope.get("method", ""))
+    body = error_envelope(error, lists)
     ERRORS.labels("http", error.error_type).inc()
     response = JSONResponse(body, status_code=error.http_status, headers=headers)
     await response(scope, _no_body, send)

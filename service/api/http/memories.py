@@ -94,6 +94,7 @@ async def delete_memory(
 ) -> JSONResponse:
     """memory_delete of one id or key (404 when missing)."""
     who.require("writer")
+    rt.memories.require_enabled()
     ns = who.namespace_for(namespace)
     resolved = await rt.memories.resolve(ns, ids=[ref], keys=[ref])
     if ref not in resolved:
