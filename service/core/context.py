@@ -193,9 +193,9 @@ class ContextRetriever:
             words = group.create_task(
                 self._lexical(namespace, query, lucene, flt, lexical, warnings)
             )
-        found = {name: task.result() or [] for name, task in tasks.items()}
+        found = {name: hits for name, task in tasks.items() if (hits := task.result()) is not None}
         found.update(words.result())
-        return {name: found[name] for name in wanted}
+        return {name: found[name] for name in wanted if name in found}
 
     async def _lexical(
         self,
@@ -206,7 +206,7 @@ class ContextRetriever:
         wanted: list[str],
         warnings: list[str],
     ) -> dict[str, list[Hit]]:
-        """The wanted lexical channels; each gets a warning and no hits when Neo4j is down."""
+        """The wanted lexical channels; when Neo4j is down each gets a warning and none ran."""
         if not wanted:
             return {}
         fetch = self.settings.search.fusion.fetch
@@ -215,7 +215,7 @@ class ContextRetriever:
         except BackendUnavailable as error:
             for name in wanted:
                 unavailable(name, error, warnings)
-            return {name: [] for name in wanted}
+            return {}
 
     def _score(
         self, candidates: Iterable[Candidate], mode: str, ran: list[str], words: int
@@ -254,7 +254,8 @@ class ContextRetriever:
         if params.search_mode == "graph":
             single_channel(candidates.values(), "graph")
         else:
-            fuse(candidates.values(), self.weights, ran, words)
+            walked = ran if walk is not None else [name for name in ran if name != "graph"]
+            fuse(candidates.values(), self.weights, walked, words)
         return candidates
 
     def _pruning(

@@ -216,6 +216,25 @@ async def test_retrieval_without_the_embedder_answers_from_the_other_channels_wi
     ]
     assert (vector["success"], vector["results"]) == (True, [])
     assert vector["warnings"] == [f"vector channel unavailable: {EMBEDDER_DOWN}"]
+    # The channels that failed do not count in the fused relevance: the same scores as with
+    # their weights set to 0 (then they never run), not 3.75 / 5.25 of them.
+    search = retrieval.settings.search
+    fusion = search.fusion.model_copy(update={"vector": 0.0, "vector_context": 0.0})
+    unweighted = retrieval.settings.model_copy(
+        update={"search": search.model_copy(update={"fusion": fusion})}
+    )
+    without = Retrieval(
+        unweighted,
+        memories.graph,
+        memories.vectors,
+        embedder_down,
+        memories,
+        memories.context_vectors,
+    )
+    reference = await without.retrieve(namespace, RetrieveInput(query=query, sort_by="relevance"))
+    assert reference["warnings"] == []
+    by_key = {r["key"]: r["score"] for r in reference["results"]}
+    assert {r["key"]: r["score"] for r in hybrid["results"]} == by_key
 
 
 async def test_a_failing_onnx_run_is_a_backend_error_of_the_embedder(
