@@ -31,7 +31,13 @@ from service.core.save_plan import (
     plan_memory,
     vector_point,
 )
-from service.core.supersede import flag_vectors, record_supersession, supersede_targets
+from service.core.supersede import (
+    flag_vectors,
+    record_supersession,
+    refuse_cycle,
+    supersede_targets,
+    superseders,
+)
 from service.stores.embeddings import Embedder, Vector
 from service.stores.graph_store import GraphStore, Tx
 from service.stores.vector_store import VectorStore
@@ -91,6 +97,8 @@ class _Planner:
     model: str
     dimensions: int
     stored: dict[str, str]
+    # memory id -> its superseder: the stored chains above the items' memories, then this batch's
+    superseder_of: dict[str, str] = field(default_factory=dict[str, str])
     planned: list[Planned] = field(default_factory=list[Planned])
     errors: dict[int, MnemographError] = field(default_factory=dict[int, MnemographError])
     _batch: dict[str, str] = field(default_factory=dict[str, str])  # key or id -> id
@@ -112,6 +120,8 @@ class _Planner:
             old_ids, unknown = supersede_targets(plan.id, data.supersedes, superseded)
             if unknown:
                 raise NotFound(f"Superseded memory(ies) not found: {', '.join(unknown)}")
+            ref_of = {str(memory_id): ref for ref, memory_id in superseded.items()}
+            refuse_cycle(plan.id, old_ids, self.superseder_of, ref_of)
         except MnemographError as exc:
             self.errors[index] = exc
             return
@@ -120,6 +130,7 @@ class _Planner:
         self.planned.append(Planned(index, plan, links, old_ids, restored, changed))
         self._ids[plan.id] = self._keys[plan.key] = index
         self._batch.update(own)
+        self.superseder_of.update(dict.fromkeys(old_ids, plan.id))
 
     def _check_repeat(self, plan: SavePlan) -> None:
         repeats = [
@@ -273,7 +284,18 @@ class BatchSaver:
         if refs:
             rows = await tx.run("memory_resolve_refs", ids=refs, keys=refs, namespace=namespace)
             stored = {row["ref"]: row["id"] for row in rows}
-        planner = _Planner(namespace, self.embedder.model, self.embedder.dimensions, stored)
+        savers = [
+            target["id"]
+            for index, data in valid.items()
+            if data.supersedes and (target := by_index[index]["by_id"] or by_index[index]["by_key"])
+        ]
+        planner = _Planner(
+            namespace,
+            self.embedder.model,
+            self.embedder.dimensions,
+            stored,
+            await superseders(tx, savers),
+        )
         for index, data in valid.items():
             planner.add(index, data, by_index[index], restored.get(index))
         if not planner.planned:

@@ -27,7 +27,13 @@ from service.core.save_plan import (
     stored_fields,
     vector_point,
 )
-from service.core.supersede import flag_vectors, record_supersession, supersede_targets
+from service.core.supersede import (
+    flag_vectors,
+    record_supersession,
+    refuse_cycle,
+    supersede_targets,
+    superseders,
+)
 from service.core.synced_marks import SyncedMarks
 from service.stores.embeddings import Embedder, Vectors
 from service.stores.graph_store import GraphStore, Tx
@@ -206,9 +212,12 @@ class MemorySaver:
     ) -> list[dict[str, Any]]:
         if not refs:
             return []
-        old_ids, missing = supersede_targets(new_id, refs, await _resolve_in(tx, namespace, refs))
+        resolved = await _resolve_in(tx, namespace, refs)
+        old_ids, missing = supersede_targets(new_id, refs, resolved)
         if missing:
             raise NotFound(f"Superseded memory(ies) not found: {', '.join(missing)}")
+        ref_of = {memory_id: ref for ref, memory_id in resolved.items()}
+        refuse_cycle(new_id, old_ids, await superseders(tx, [new_id]), ref_of)
         return await record_supersession(tx, [(new_id, old_ids)])
 
     async def _similar(

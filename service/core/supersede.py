@@ -40,6 +40,32 @@ def supersede_targets(
     return ids, missing
 
 
+async def superseders(tx: Tx, ids: Sequence[str]) -> dict[str, str]:
+    """Memory id → its superseder's id, along the chains of supersession above `ids`."""
+    if not ids:
+        return {}
+    rows = await tx.run("memory_superseders", ids=list(ids))
+    return {row["id"]: row["superseded_by"] for row in rows}
+
+
+def refuse_cycle(
+    new_id: str, old_ids: Sequence[str], superseder_of: Mapping[str, str], ref_of: Mapping[str, str]
+) -> None:
+    """Refuse to supersede a memory that supersedes the saved one, directly or through others:
+    both would then be superseded and drop out of every search."""
+    olds = set(old_ids)
+    seen: set[str] = set()
+    current = superseder_of.get(new_id)
+    while current is not None and current not in seen:
+        if current in olds:
+            raise InvalidParameter(
+                f"Invalid supersedes value: '{ref_of.get(current, current)}' supersedes the "
+                "memory being saved (directly or through others). Must name memories that do not"
+            )
+        seen.add(current)
+        current = superseder_of.get(current)
+
+
 async def record_supersession(tx: Tx, pairs: Sequence[tuple[str, Sequence[str]]]) -> list[Row]:
     """Write `(new id, old ids)` supersessions in the transaction; rows of the memories newly
     flagged (`id`, `content_hash`, `was_synced`)."""

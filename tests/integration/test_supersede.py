@@ -144,6 +144,53 @@ async def test_unknown_or_self_supersession_is_refused_and_nothing_is_saved(
     assert (got["memories"], got["missing"]) == ([], ["new", "self"])
 
 
+async def test_superseding_a_memory_that_supersedes_the_saved_one_is_refused(
+    memories: MemoryService, namespace: str
+) -> None:
+    await memories.save(namespace, save_input("v1", "first version of the deploy runbook"))
+    await memories.save(namespace, save_input("v2", "second runbook", supersedes=["v1"]))
+    await memories.save(namespace, save_input("v3", "third runbook", supersedes=["v2"]))
+    for saved, named in (("v1", "v2"), ("v1", "v3"), ("v2", "v3")):
+        message = (
+            f"Invalid supersedes value: '{named}' supersedes the memory being saved (directly "
+            "or through others). Must name memories that do not"
+        )
+        with pytest.raises(InvalidParameter) as refused:
+            await memories.save(namespace, save_input(saved, "reverted", supersedes=[named]))
+        assert refused.value.message == message
+    chain = (await memories.get(namespace, keys=["v1", "v2", "v3"]))["memories"]
+    ids = [memory["id"] for memory in chain]
+    assert [memory["superseded_by"] for memory in chain] == [ids[1], ids[2], None]
+    assert [memory["content"] for memory in chain][:2] == [
+        "first version of the deploy runbook",
+        "second runbook",
+    ]
+    current = await memories.save(namespace, save_input("v4", "fourth", supersedes=["v3"]))
+    assert current["memory"]["supersedes"] == [ids[2]]
+
+
+async def test_a_batch_item_may_not_close_a_cycle_of_supersession(
+    memories: MemoryService, importer: BulkImporter, namespace: str
+) -> None:
+    await memories.save(namespace, save_input("a", "alpha note"))
+    result = await importer.save_batch(
+        namespace,
+        [
+            {"key": "b", "content": "beta note", "supersedes": ["a"]},
+            {"key": "c", "content": "gamma note", "supersedes": ["b"]},
+            {"key": "a", "content": "alpha again", "supersedes": ["c"]},
+        ],
+    )
+    assert [r["success"] for r in result["results"]] == [True, True, False]
+    assert result["results"][2]["message"] == (
+        "Invalid supersedes value: 'c' supersedes the memory being saved (directly or through "
+        "others). Must name memories that do not"
+    )
+    got = (await memories.get(namespace, keys=["a", "b", "c"]))["memories"]
+    assert [memory["superseded_by"] for memory in got] == [got[1]["id"], got[2]["id"], None]
+    assert got[0]["content"] == "alpha note"
+
+
 async def test_a_batch_item_supersedes_an_earlier_item_and_a_stored_memory(
     memories: MemoryService, importer: BulkImporter, retrieval: Retrieval, namespace: str
 ) -> None:
