@@ -245,11 +245,14 @@ class ContextRetriever:
         walk = await guarded(
             "graph", lambda: self.channels.walk(namespace, seeds, params.max_hops, prune), warnings
         )
-        if params.search_mode == "graph":
+        found = candidates
+        if params.search_mode == "graph":  # the walk's memories, with what the seeding found
             candidates = {}
         for memory_id, reached in (walk or {}).items():
             if flt.admits(reached.brief):
-                add_graph(candidates.setdefault(memory_id, Candidate(memory_id)), reached)
+                scores = dict(found[memory_id].scores) if memory_id in found else {}
+                candidate = candidates.setdefault(memory_id, Candidate(memory_id, scores))
+                add_graph(candidate, reached)
                 created[memory_id] = reached.brief["created_ms"]
         if params.search_mode == "graph":
             single_channel(candidates.values(), "graph")

@@ -254,6 +254,25 @@ async def test_graph_scores_follow_one_over_hops_plus_half(
     assert result["search_mode_used"] == "graph"
 
 
+async def test_graph_mode_keeps_the_raw_scores_of_the_channels_that_seeded_it(
+    memories: MemoryService, retrieval: Retrieval, namespace: str
+) -> None:
+    # Five strong keyword hits are the seeds; a weak one, not a seed, is one link from the first.
+    for index in range(1, 6):
+        await memories.save(namespace, SaveInput(key=f"w{index}", content="wombat wombat wombat"))
+    weak = "A long note that names a wombat once among many other words about burrows and grass"
+    await memories.save(namespace, SaveInput(key="w6", content=weak))
+    await memories.link(namespace, "w1", "w6")
+    result = await retrieval.retrieve(
+        namespace, RetrieveInput(query="wombat", search_mode="graph", max_hops=1)
+    )
+    assert [(r["key"], sorted(r["scores"]), r["source"]) for r in result["results"]] == [
+        ("w6", ["graph", "keyword"], "graph")
+    ]
+    assert result["results"][0]["score"] == pytest.approx(1 / 1.5)
+    assert 0 < result["results"][0]["scores"]["keyword"] < 1
+
+
 async def test_max_hops_bounds_the_traversal(
     memories: MemoryService, retrieval: Retrieval, namespace: str
 ) -> None:
