@@ -13,7 +13,9 @@ from service.core.errors import InvalidParameter
 
 NAMESPACE_DESCRIPTION = "Admin keys only: the namespace to act in (default: the key's own)."
 
-NamespaceParam = Annotated[str | None, Field(description=NAMESPACE_DESCRIPTION)]
+NamespaceParam = Annotated[
+    str | None, Field(description=NAMESPACE_DESCRIPTION, examples=["team-a"])
+]
 
 
 def check_refs(limits: LimitsSettings, ids: Sequence[str], keys: Sequence[str]) -> None:

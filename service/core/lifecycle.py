@@ -34,10 +34,17 @@ Window = Annotated[int, Field(ge=1, le=50)]
 WINDOW_DESCRIPTION = "Memories to show on each side of the anchor (1–50)."
 FORCE_DESCRIPTION = "Evict down to 85% of the budget even when under it."
 DRY_RUN_DESCRIPTION = "Report what would be evicted without deleting anything."
-WindowParam = Annotated[Window, Field(description=WINDOW_DESCRIPTION)]
-ForceParam = Annotated[bool, Field(description=FORCE_DESCRIPTION)]
-DryRunParam = Annotated[bool, Field(description=DRY_RUN_DESCRIPTION)]
-AnchorParam = Annotated[str, Field(min_length=1, description="The anchor memory's id or key.")]
+WindowParam = Annotated[Window, Field(description=WINDOW_DESCRIPTION, examples=[5])]
+ForceParam = Annotated[bool, Field(description=FORCE_DESCRIPTION, examples=[False])]
+DryRunParam = Annotated[bool, Field(description=DRY_RUN_DESCRIPTION, examples=[True])]
+AnchorParam = Annotated[
+    str,
+    Field(
+        min_length=1,
+        description="The anchor memory's id or key.",
+        examples=["decision:use-sql-js:1a2b3c4d"],
+    ),
+]
 
 Hydrate = Callable[[str, Sequence[str], bool], Awaitable[dict[str, MemoryView]]]
 

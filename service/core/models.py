@@ -76,7 +76,9 @@ ContentParam = Annotated[
         examples=["Decided to use sql.js for zero native deps"],
     ),
 ]
-TitleParam = Annotated[Title, Field(description="Short title (≤ 512 chars).")]
+TitleParam = Annotated[
+    Title, Field(description="Short title (≤ 512 chars).", examples=["Use sql.js for storage"])
+]
 TypeParam = Annotated[
     MemoryType,
     Field(
@@ -86,16 +88,28 @@ TypeParam = Annotated[
 ]
 KeyParam = Annotated[
     MemoryKey | None,
-    Field(description="Unique key in the namespace (upsert by key); derived when absent."),
+    Field(
+        description="Unique key in the namespace (upsert by key); derived when absent.",
+        examples=["decision:use-sql-js:1a2b3c4d"],
+    ),
 ]
 SummaryParam = Annotated[
-    Summary | None, Field(description="≤ 2,000 chars; derived from content when absent.")
+    Summary | None,
+    Field(
+        description="≤ 2,000 chars; derived from content when absent.",
+        examples=["sql.js keeps the install free of native dependencies"],
+    ),
 ]
 TagsParam = Annotated[Tags, Field(description="≤ 32 tags of ≤ 64 chars.", examples=[["arch"]])]
-ScoreParam = Annotated[Score | None, Field(description="Importance 0–100; null means unknown.")]
-MetadataParam = Annotated[dict[str, Any], Field(description="Any JSON object ≤ 16 KB.")]
+ScoreParam = Annotated[
+    Score | None, Field(description="Importance 0–100; null means unknown.", examples=[80])
+]
+MetadataParam = Annotated[
+    dict[str, Any], Field(description="Any JSON object ≤ 16 KB.", examples=[{"source": "standup"}])
+]
 SessionParam = Annotated[
-    SessionId | None, Field(description="The agent session this memory belongs to.")
+    SessionId | None,
+    Field(description="The agent session this memory belongs to.", examples=["session-2026-11-24"]),
 ]
 LinksParam = Annotated[
     list[LinkSpec],
@@ -105,7 +119,11 @@ LinksParam = Annotated[
     ),
 ]
 IdParam = Annotated[
-    MemoryId | None, Field(description="UUID to use when creating (server-generated otherwise).")
+    MemoryId | None,
+    Field(
+        description="UUID to use when creating (server-generated otherwise).",
+        examples=["0b6f3c9e-8f1e-4c55-9a57-2f1d7f0c1a2b"],
+    ),
 ]
 MAX_SUPERSEDES = 32
 SupersedesParam = Annotated[
@@ -117,9 +135,11 @@ SupersedesParam = Annotated[
         examples=[["decision:use-sql-js:1a2b3c4d"]],
     ),
 ]
-WeightParam = Annotated[Weight, Field(description="Link weight 0–1.")]
-LinkTypeParam = Annotated[LinkType, Field(description="Link type.")]
-TermParam = Annotated[Term | None, Field(description="Optional short label.")]
+WeightParam = Annotated[Weight, Field(description="Link weight 0–1.", examples=[0.8])]
+LinkTypeParam = Annotated[LinkType, Field(description="Link type.", examples=["related"])]
+TermParam = Annotated[
+    Term | None, Field(description="Optional short label.", examples=["implements"])
+]
 
 
 class SaveInput(BaseModel):

@@ -35,30 +35,44 @@ SearchQueryParam = Annotated[
     Query, Field(description="What to search for (1–10,000 chars).", examples=["auth bug"])
 ]
 SearchModeParam = Annotated[
-    SearchMode, Field(description="hybrid (BM25 + vector, RRF k=60), bm25 or vector.")
+    SearchMode,
+    Field(description="hybrid (BM25 + vector, RRF k=60), bm25 or vector.", examples=["hybrid"]),
 ]
 RetrieveModeParam = Annotated[
-    RetrieveMode, Field(description="hybrid (all channels fused), vector, graph, keyword or kv.")
+    RetrieveMode,
+    Field(
+        description="hybrid (all channels fused), vector, graph, keyword or kv.",
+        examples=["hybrid"],
+    ),
 ]
 SortByParam = Annotated[
     Any,
     Field(
         description="timestamp (newest first, default) or relevance (score desc).",
-        json_schema_extra={"type": "string", "enum": ["timestamp", "relevance"]},
+        json_schema_extra={
+            "type": "string",
+            "enum": ["timestamp", "relevance"],
+            "examples": ["relevance"],
+        },
     ),
 ]
 TypeFilterParam = Annotated[
-    TypeFilter | None, Field(description="Only memories of this type (or types).")
+    TypeFilter | None,
+    Field(description="Only memories of this type (or types).", examples=["decision"]),
 ]
 TagsFilterParam = Annotated[
-    list[Tag] | None, Field(description="Only memories with all these tags.")
+    list[Tag] | None, Field(description="Only memories with all these tags.", examples=[["arch"]])
 ]
-LimitParam = Annotated[Limit, Field(description="Maximum results (1–100).")]
-OffsetParam = Annotated[Offset, Field(description="Results to skip (paging).")]
-MaxHopsParam = Annotated[MaxHops, Field(description="Graph depth (1–5).")]
+LimitParam = Annotated[Limit, Field(description="Maximum results (1–100).", examples=[10])]
+OffsetParam = Annotated[Offset, Field(description="Results to skip (paging).", examples=[0])]
+MaxHopsParam = Annotated[MaxHops, Field(description="Graph depth (1–5).", examples=[2])]
 AnchorsParam = Annotated[
     list[str] | None,
-    Field(max_length=100, description="Memory ids or keys to start the graph from."),
+    Field(
+        max_length=100,
+        description="Memory ids or keys to start the graph from.",
+        examples=[["decision:use-sql-js:1a2b3c4d"]],
+    ),
 ]
 KeywordsParam = Annotated[
     list[str] | str,
@@ -70,10 +84,13 @@ KeywordsParam = Annotated[
 ]
 IncludeSupersededParam = Annotated[
     bool,
-    Field(description="Also return memories superseded by a newer one (false: left out)."),
+    Field(
+        description="Also return memories superseded by a newer one (false: left out).",
+        examples=[False],
+    ),
 ]
 OperatorParam = Annotated[
-    Operator, Field(description="OR (any keyword, default) or AND (all keywords).")
+    Operator, Field(description="OR (any keyword, default) or AND (all keywords).", examples=["OR"])
 ]
 
 
@@ -181,7 +198,8 @@ RetrieveFiltersParam = Annotated[
     RetrieveFilters | None,
     Field(
         description="date_from/date_to (ISO, inclusive, on created_at), tags (all required), "
-        "types, min_score (memory importance; unknown counts as 50)."
+        "types, min_score (memory importance; unknown counts as 50).",
+        examples=[{"date_from": "2026-11-01", "tags": ["arch"], "min_score": 50}],
     ),
 ]
 

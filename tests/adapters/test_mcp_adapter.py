@@ -53,6 +53,21 @@ async def test_tools_carry_the_hints_of_the_table() -> None:
     assert tools["memory_save"].description == TOOLS["memory_save"].description
 
 
+async def test_every_parameter_of_every_tool_is_described_with_examples() -> None:
+    runtime = fake_runtime(load_settings())
+    async with Client(build_mcp_server(runtime_ref(runtime))) as client:
+        tools = (await client.list_tools()).tools
+    undescribed = [
+        f"{tool.name}.{name}"
+        for tool in tools
+        for name, prop in tool.input_schema["properties"].items()
+        if not prop.get("description") or not prop.get("examples")
+    ]
+    assert undescribed == []
+    save = next(tool for tool in tools if tool.name == "memory_save").input_schema
+    assert save["properties"]["tags"]["examples"] == [["arch"]]
+
+
 async def test_an_out_of_range_argument_is_the_invalid_parameter_envelope_with_lists() -> None:
     payload = await call("", "retrieve_context", {"query": "q", "limit": 0})
     assert payload["error_type"] == "invalid_parameter"

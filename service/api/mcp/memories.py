@@ -33,8 +33,13 @@ from service.core.models import (
 )
 from service.core.sorting import SortLinksParam, parse_sort_links
 
-Ids = Annotated[list[str] | None, Field(description="Memory ids.")]
-Keys = Annotated[list[str] | None, Field(description="Memory keys.")]
+Ids = Annotated[
+    list[str] | None,
+    Field(description="Memory ids.", examples=[["0b6f3c9e-8f1e-4c55-9a57-2f1d7f0c1a2b"]]),
+]
+Keys = Annotated[
+    list[str] | None, Field(description="Memory keys.", examples=[["decision:use-sql-js:1a2b3c4d"]])
+]
 
 
 def register(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
@@ -86,7 +91,10 @@ def _get(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
         ctx: Context[Any],
         ids: Ids = None,
         keys: Keys = None,
-        key: Annotated[str | None, Field(description="One memory key.")] = None,
+        key: Annotated[
+            str | None,
+            Field(description="One memory key.", examples=["decision:use-sql-js:1a2b3c4d"]),
+        ] = None,
         sortLinks: SortLinksParam = None,
         namespace: NamespaceParam = None,
     ) -> CallToolResult:
@@ -107,13 +115,25 @@ def _link(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
     async def memory_link(
         ctx: Context[Any],
         from_: Annotated[
-            str, Field(validation_alias="from", description="Source memory id or key.")
+            str,
+            Field(
+                validation_alias="from",
+                description="Source memory id or key.",
+                examples=["decision:use-sql-js:1a2b3c4d"],
+            ),
         ],
-        to: Annotated[str, Field(description="Target memory id or key.")],
+        to: Annotated[
+            str,
+            Field(
+                description="Target memory id or key.", examples=["design:storage-layer:5e6f7a8b"]
+            ),
+        ],
         weight: WeightParam = 0.5,
         type: LinkTypeParam = "related",
         term: TermParam = None,
-        remove: Annotated[bool, Field(description="Remove the link instead.")] = False,
+        remove: Annotated[
+            bool, Field(description="Remove the link instead.", examples=[False])
+        ] = False,
         namespace: NamespaceParam = None,
     ) -> CallToolResult:
         runtime, who = session.open(ctx, "writer")

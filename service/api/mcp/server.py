@@ -90,6 +90,16 @@ class EnvelopeMCPServer(MCPServer[Any]):
             log.exception("tool %s failed", name, exc_info=cause or exc)
             return error_result(InternalError(REQUEST_ID.get()), tool)
 
+    def document_nullable_parameters(self) -> None:
+        """A parameter declared `X | None` has its description and examples inside the `anyOf`
+        branch of X; put them on the parameter itself, where clients and models read them."""
+        for registered in self._tool_manager.list_tools():
+            for prop in registered.parameters.get("properties", {}).values():
+                for branch in prop.get("anyOf", []):
+                    for field in ("description", "examples"):
+                        if field in branch and field not in prop:
+                            prop[field] = branch[field]
+
     def _unknown_argument(self, name: str, arguments: dict[str, Any]) -> InvalidParameter | None:
         """An argument the tool does not take is refused, as the HTTP API refuses an unknown
         field, rather than ignored: a misspelt `sortlinks` must not quietly become the default."""
@@ -118,4 +128,5 @@ def build_mcp_server(
     lifecycle.register(server, session, prefix)
     if search_enabled:
         search.register(server, session, prefix)
+    server.document_nullable_parameters()
     return server
