@@ -12,7 +12,7 @@ from pydantic import Field
 
 from service.config import Settings
 from service.core.errors import InvalidParameter, NotFound
-from service.core.models import iso_ms, now_utc
+from service.core.models import Flag, iso_ms, now_utc
 from service.core.results import (
     CleanupResult,
     MemoryView,
@@ -35,8 +35,8 @@ WINDOW_DESCRIPTION = "Memories to show on each side of the anchor (1–50)."
 FORCE_DESCRIPTION = "Evict down to 85% of the budget even when under it."
 DRY_RUN_DESCRIPTION = "Report what would be evicted without deleting anything."
 WindowParam = Annotated[Window, Field(description=WINDOW_DESCRIPTION, examples=[5])]
-ForceParam = Annotated[bool, Field(description=FORCE_DESCRIPTION, examples=[False])]
-DryRunParam = Annotated[bool, Field(description=DRY_RUN_DESCRIPTION, examples=[True])]
+ForceParam = Annotated[Flag, Field(description=FORCE_DESCRIPTION, examples=[False])]
+DryRunParam = Annotated[Flag, Field(description=DRY_RUN_DESCRIPTION, examples=[True])]
 AnchorParam = Annotated[
     str,
     Field(

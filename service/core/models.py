@@ -14,7 +14,15 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Annotated, Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from service.core.results import LinkView, MemoryView
 from service.core.sorting import combined_score
@@ -44,6 +52,19 @@ MemoryId = Annotated[str, StringConstraints(pattern=UUID_PATTERN)]
 LinkType = Annotated[str, StringConstraints(pattern=LINK_TYPE_PATTERN)]
 Term = Annotated[str, StringConstraints(max_length=128)]
 Weight = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+def strict_flag(value: object) -> object:
+    """A boolean parameter takes true or false, or their strings (any case) from a query
+    string: never "yes", 1 or "1", which lax parsing would read as true (as sortLinks, §3)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise PydanticCustomError("flag", "Must be true or false")
+
+
+Flag = Annotated[bool, BeforeValidator(strict_flag)]
 
 
 class LinkSpec(BaseModel):

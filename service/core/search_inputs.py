@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from service.core.errors import InvalidParameter
-from service.core.models import TYPE_PATTERN, MemoryType, Score, Tag
+from service.core.models import TYPE_PATTERN, Flag, MemoryType, Score, Tag
 from service.core.sorting import SortLinksParam
 
 MAX_QUERY_CHARS = 10_000
@@ -83,7 +83,7 @@ KeywordsParam = Annotated[
     ),
 ]
 IncludeSupersededParam = Annotated[
-    bool,
+    Flag,
     Field(
         description="Also return memories superseded by a newer one (false: left out).",
         examples=[False],

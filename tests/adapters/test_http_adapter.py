@@ -56,6 +56,12 @@ async def test_validation_failures_name_the_parameter(http: httpx.AsyncClient) -
     assert empty.json()["message"] == (
         "Invalid query value: ''. String should have at least 1 character"
     )
+    loose = await http.get("/v1/search", params={"query": "q", "include_superseded": "yes"})
+    assert (
+        loose.json()["message"] == "Invalid include_superseded value: 'yes'. Must be true or false"
+    )
+    loose_body = await http.post("/v1/cleanup", json={"dry_run": 1})
+    assert loose_body.json()["message"] == "Invalid dry_run value: 1. Must be true or false"
     not_json = await http.post(
         "/v1/retrieve", content=b"{", headers={"content-type": "application/json"}
     )

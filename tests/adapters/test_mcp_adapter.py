@@ -86,6 +86,11 @@ async def test_an_unknown_argument_is_refused_not_ignored() -> None:
     }
 
 
+async def test_a_boolean_takes_only_true_or_false() -> None:
+    payload = await call("", "memory_link", {"from": "a", "to": "b", "remove": "yes"})
+    assert payload["message"] == "Invalid remove value: 'yes'. Must be true or false"
+
+
 async def test_a_missing_query_is_named() -> None:
     payload = await call("", "memory_search", {})
     assert payload["message"] == "Missing required parameter 'query'"

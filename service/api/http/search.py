@@ -18,6 +18,7 @@ from service.api.http.deps import (
 from service.api.http.responses import JSONResponse
 from service.api.params import NamespaceParam
 from service.api.tools import TOOLS
+from service.core.models import Flag
 from service.core.search_inputs import (
     FulltextInput,
     Limit,
@@ -64,7 +65,7 @@ async def search(
     offset: Annotated[Offset, Query(description=described(SearchInput, "offset"))] = 0,
     sortLinks: SortLinksQuery = None,
     include_superseded: Annotated[
-        bool, Query(description=described(SearchInput, "include_superseded"))
+        Flag, Query(description=described(SearchInput, "include_superseded"))
     ] = False,
     namespace: NamespaceQuery = None,
 ) -> JSONResponse:
@@ -97,7 +98,7 @@ async def fulltext(
     offset: Annotated[Offset, Query(description=described(FulltextInput, "offset"))] = 0,
     sortLinks: SortLinksQuery = None,
     include_superseded: Annotated[
-        bool, Query(description=described(FulltextInput, "include_superseded"))
+        Flag, Query(description=described(FulltextInput, "include_superseded"))
     ] = False,
     namespace: NamespaceQuery = None,
 ) -> JSONResponse:

@@ -15,6 +15,7 @@ from service.api.tools import TOOLS
 from service.core.errors import InvalidParameter
 from service.core.models import (
     ContentParam,
+    Flag,
     IdParam,
     KeyParam,
     LinksParam,
@@ -132,7 +133,7 @@ def _link(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
         type: LinkTypeParam = "related",
         term: TermParam = None,
         remove: Annotated[
-            bool, Field(description="Remove the link instead.", examples=[False])
+            Flag, Field(description="Remove the link instead.", examples=[False])
         ] = False,
         namespace: NamespaceParam = None,
     ) -> CallToolResult:
