@@ -12,7 +12,7 @@ import time
 import unicodedata
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, Self, cast
 
 from pydantic import (
     BaseModel,
@@ -180,6 +180,20 @@ class SaveInput(BaseModel):
     links: LinksParam = Field(default_factory=list[LinkSpec])
     supersedes: SupersedesParam = Field(default_factory=list[str])
     id: IdParam = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def null_means_absent(cls, data: Any) -> Any:
+        """A null list or object field is an absent one, on HTTP as over MCP."""
+        return drop_nulls(data, ("tags", "metadata", "links", "supersedes"))
+
+
+def drop_nulls(data: Any, fields: tuple[str, ...]) -> Any:
+    """`data` without the given fields where they are null (so their defaults apply)."""
+    if not isinstance(data, dict):
+        return data
+    items = cast(dict[str, Any], data)
+    return {name: value for name, value in items.items() if not (name in fields and value is None)}
 
 
 class UpdateInput(BaseModel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 
 from service.api.tools import TOOLS
-from tests.adapters.conftest import MakeHttp
+from tests.adapters.conftest import HttpClientContext, MakeHttp
 
 KEYS = "r-key:team:reader,w-key:team:writer"
 
@@ -120,3 +120,15 @@ async def test_openapi_describes_every_tool_route_and_its_parameters(
             assert parameter.get("description"), (tool.name, parameter["name"])
     save_body = spec["components"]["schemas"]["SaveInput"]["properties"]
     assert all(field.get("description") for field in save_body.values())
+
+
+async def test_null_lists_and_objects_are_absent_ones_as_over_mcp() -> None:
+    context = HttpClientContext()
+    async with context as client:
+        body = {"content": "x", "tags": None, "metadata": None, "links": None, "supersedes": None}
+        saved = await client.post("/v1/memories", json=body)
+        got = await client.post("/v1/memories/get", json={"ids": None, "keys": ["k"]})
+    assert saved.status_code == 201
+    assert got.json() == {"success": True, "memories": [], "missing": ["k"]}
+    data = context.runtime.memories.calls[0][2]
+    assert (data.tags, data.metadata, data.links, data.supersedes) == ([], {}, [], [])

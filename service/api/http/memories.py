@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from service.api.http.deps import (
     NamespaceQuery,
@@ -16,7 +18,7 @@ from service.api.http.responses import JSONResponse
 from service.api.params import NamespaceParam, check_refs
 from service.api.tools import TOOLS
 from service.core.errors import InvalidParameter, NotFound
-from service.core.models import SaveInput, UpdateInput
+from service.core.models import SaveInput, UpdateInput, drop_nulls
 from service.core.sorting import SortLinksParam, parse_sort_links
 
 router = APIRouter(tags=["memories"])
@@ -29,6 +31,13 @@ class GetBody(BaseModel):
 
     ids: list[str] = Field(default_factory=list[str], description="Memory ids.")
     keys: list[str] = Field(default_factory=list[str], description="Memory keys.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def null_means_absent(cls, data: Any) -> Any:
+        """Null ids or keys are absent ones, as over MCP."""
+        return drop_nulls(data, ("ids", "keys"))
+
     key: str | None = Field(default=None, description="One memory key.")
     sortLinks: SortLinksParam = None
     namespace: NamespaceParam = None
