@@ -161,7 +161,8 @@ class MemoryService:
         result = await self.get(namespace, ids=[ref], keys=[ref], sort=sort)
         if not result["memories"]:
             raise NotFound(f"Memory not found: {ref}")
-        return {"success": True, "memory": result["memories"][0]}
+        memory = result["memories"][0]
+        return {"success": True, "memory": memory, "memories": [memory], "missing": []}
 
     async def _hydrate(
         self,

@@ -60,8 +60,12 @@ class GetResult(TypedDict):
 
 
 class GetOneResult(TypedDict):
+    """HTTP GET of one memory: `memory`, and memory_get's `memories` and `missing` too."""
+
     success: bool
     memory: MemoryView
+    memories: list[MemoryView]
+    missing: list[str]
 
 
 class LinkResult(TypedDict):

@@ -323,6 +323,7 @@ async def test_get_counts_one_access_per_memory_and_an_id_wins_over_an_equal_key
 
     assert both_ways["memory"]["key"] == "target"
     assert both_ways["memory"]["access_count"] == 1
+    assert (both_ways["memories"], both_ways["missing"]) == ([both_ways["memory"]], [])
     assert [m["key"] for m in named_twice["memories"]] == ["target"]
     assert named_twice["memories"][0]["access_count"] == 2
     assert named_twice["missing"] == []
