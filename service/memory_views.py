@@ -55,7 +55,7 @@ def _link(spec: str) -> dict[str, Any]:
     try:
         return {"key": key, "weight": float(weight)} if weight else {"key": key}
     except ValueError:
-        raise ServiceError("invalid_parameter", f"Invalid --link value: {spec!r}") from None
+        raise ServiceError("usage", f"Invalid --link value: {spec!r}") from None
 
 
 def render_save(console: Console, result: dict[str, Any]) -> None:
@@ -252,14 +252,30 @@ def export_command(remote: Remote, args: argparse.Namespace) -> dict[str, Any]:
             last = line
         sys.stdout.buffer.flush()
         return {"success": True, **_end_counts(last)}
+    output: Path = args.output
+    partial = output.with_name(f".{output.name}.partial")
+    try:
+        last = _write_lines(lines, partial)
+        counts = _end_counts(last)
+        partial.replace(output)  # a failed export never touches an earlier file
+    finally:
+        partial.unlink(missing_ok=True)
+    return {"success": True, "file": str(output), **counts}
+
+
+def _write_lines(lines: Iterator[bytes], path: Path) -> bytes:
+    """Write the lines to `path` with a progress bar; the last line."""
     last = b""
-    with _bytes_progress() as bar, args.output.open("wb") as output:
-        task = bar.add_task("exporting", total=None)
-        for line in lines:
-            output.write(line)
-            bar.advance(task, len(line))
-            last = line
-    return {"success": True, "file": str(args.output), **_end_counts(last)}
+    try:
+        with _bytes_progress() as bar, path.open("wb") as output:
+            task = bar.add_task("exporting", total=None)
+            for line in lines:
+                output.write(line)
+                bar.advance(task, len(line))
+                last = line
+    except OSError as exc:
+        raise ServiceError("usage", f"Invalid output value: {exc}") from exc
+    return last
 
 
 def _end_counts(last: bytes) -> dict[str, Any]:
@@ -284,7 +300,7 @@ def render_export(console: Console, result: dict[str, Any]) -> None:
 def import_command(remote: Remote, args: argparse.Namespace) -> dict[str, Any]:
     path: Path = args.file
     if not path.is_file():
-        raise ServiceError("invalid_parameter", f"Invalid file value: {str(path)!r} is no file")
+        raise ServiceError("usage", f"Invalid file value: {str(path)!r} is no file")
     with _bytes_progress() as bar:
         task = bar.add_task("importing", total=path.stat().st_size)
         chunks = _read(path, lambda size: bar.advance(task, size))

@@ -15,10 +15,12 @@ from service.daemon.client import DaemonError, api_headers, ensure_server
 # Exit codes of the memory commands (argparse itself exits 2 on bad usage).
 EXIT_OK = 0
 EXIT_FAILED = 1
+EXIT_USAGE = 2
 EXIT_NOT_FOUND = 3
 EXIT_UNREACHABLE = 4
 EXIT_DENIED = 5
 EXIT_OF_ERROR = {
+    "usage": EXIT_USAGE,  # the command line itself, checked before the service is asked
     "not_found": EXIT_NOT_FOUND,
     "unreachable": EXIT_UNREACHABLE,
     "unauthorized": EXIT_DENIED,
@@ -89,14 +91,19 @@ class Remote:
         return _payload(response)
 
     def download(self, path: str, params: Mapping[str, Any] | None = None) -> Iterator[bytes]:
-        """A streamed response body, line by line (each with its newline)."""
+        """A streamed JSON Lines body, line by line (each with its newline). Lines end at "\n"
+        only: a memory's text may hold U+2028 or U+0085, which other line readers split at."""
         try:
             with self._client.stream("GET", path, params=_query(params), timeout=None) as response:
                 if response.status_code != 200:
                     response.read()
                     _payload(response)
-                for line in response.iter_lines():
-                    yield (line + "\n").encode("utf-8")
+                rest = b""
+                for chunk in response.iter_bytes():
+                    *complete, rest = (rest + chunk).split(b"\n")
+                    yield from (line + b"\n" for line in complete)
+                if rest:
+                    yield rest + b"\n"
         except httpx.HTTPError as exc:
             raise ServiceError("unreachable", f"cannot reach {self.url}: {exc}") from exc
 

@@ -120,13 +120,21 @@ def test_export_and_import_files_round_trip_a_namespace(
     server_url: str, cli_namespace: str, tmp_path: Path
 ) -> None:
     ns = cli_namespace
-    as_json(server_url, ns, "save", "first memory", "--key", "one")
+    first = "first memory\u2028its second line\u0085and a third"  # Unicode line breaks
+    as_json(server_url, ns, "save", first, "--key", "one")
     as_json(server_url, ns, "save", "second memory", "--key", "two", "--link", "one=0.4")
     backup = tmp_path / "backup.jsonl"
     exported = as_json(server_url, ns, "export", "-o", str(backup))
     assert (exported["memories"], exported["links"]) == (2, 1)
-    kinds = [json.loads(line)["kind"] for line in backup.read_text().splitlines()]
-    assert kinds == ["header", "memory", "memory", "link", "end"]
+    lines = [json.loads(line) for line in backup.read_text().splitlines()]
+    assert [line["kind"] for line in lines] == ["header", "memory", "memory", "link", "end"]
+    assert lines[1]["content"] == first
+    kept = backup.read_text()
+    code, _, _ = mnemograph("http://127.0.0.1:9", ns, "export", "-o", str(backup))
+    assert (code, backup.read_text()) == (4, kept)  # a failed export leaves the file alone
+    code, _, err = mnemograph(server_url, ns, "export", "-o", str(tmp_path / "no" / "x.jsonl"))
+    assert code == 2
+    assert err.startswith("mnemograph: usage: Invalid output value: ")
     restored_ns = f"{ns}-copy"
     code, out, err = mnemograph(server_url, restored_ns, "import", str(backup), "--json")
     assert (code, err) == (0, "")

@@ -36,7 +36,7 @@ async def export(
 
     async def body() -> AsyncIterator[bytes]:
         async for line in export_lines(rt.graph, ns):
-            yield (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
+            yield (json_line(line) + "\n").encode("utf-8")
 
     filename = f"mnemograph-{ns}.jsonl"
     return StreamingResponse(
@@ -44,6 +44,16 @@ async def export(
         media_type="application/x-ndjson",
         headers={"Content-Disposition": f'attachment; filename="{filename}"'},
     )
+
+
+# Line breaks JSON leaves raw in strings, at which readers that split on every Unicode line
+# break (str.splitlines, many JSON Lines tools) would cut a memory's line in two.
+_RAW_BREAKS = str.maketrans({"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def json_line(value: object) -> str:
+    """One JSON Lines record: UTF-8 text kept, every line break inside escaped."""
+    return json.dumps(value, ensure_ascii=False).translate(_RAW_BREAKS)
 
 
 @router.post(IMPORT_PATH)
