@@ -187,12 +187,16 @@ def bulk_row(plan: SavePlan, restored: Restored | None = None) -> dict[str, Any]
 def existing_target(
     namespace: str, data: SaveInput, found: dict[str, Any]
 ) -> dict[str, Any] | None:
-    """The memory a save updates, or None for a create; refuses ids of other namespaces."""
+    """The memory a save updates, or None for a create; refuses ids of other namespaces, and a
+    new id under a key another memory holds (that memory is not this one: an import line or a
+    save naming its own id must not overwrite it)."""
     by_id, by_key = found["by_id"], found["by_key"]
     if by_id is not None:
         if by_id["namespace"] != namespace:
             raise Conflict(f"Memory id {data.id} is taken")
         return by_id
+    if data.id and by_key is not None:
+        raise Conflict(f"Key '{data.key}' is already used by memory {by_key['id']}")
     return by_key
 
 

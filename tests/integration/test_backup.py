@@ -14,6 +14,7 @@ import pytest
 from service.core import backup
 from service.core.backup import export_lines
 from service.core.bulk import BulkImporter
+from service.core.errors import Conflict
 from service.core.jsonl import numbered_lines
 from service.core.memories import MemoryService
 from service.core.models import SaveInput
@@ -282,3 +283,33 @@ async def test_an_import_never_touches_another_namespace(
     assert report["failed"] == 9
     assert (await memories.lifecycle.stats(other))["memoryCount"] == 0
     assert (await memories.lifecycle.stats(namespace))["linkCount"] == 4
+
+
+async def test_an_import_line_never_overwrites_another_memory_holding_its_key(
+    importer: BulkImporter, memories: MemoryService, namespace: str
+) -> None:
+    held = await memories.save(namespace, SaveInput(key="shared", content="already here"))
+    line = {
+        "kind": "memory",
+        "id": "0b7e5b52-1d3c-4c4e-9d7e-2f1d8b1c0a77",
+        "key": "shared",
+        "content": "from the file",
+        "created_at": "2026-01-10T12:00:00.000Z",
+        "updated_at": "2026-01-10T12:00:00.000Z",
+        "accessed_at": "2026-01-10T12:00:00.000Z",
+        "access_count": 0,
+    }
+    report = await restore(importer, namespace, [json.dumps(line).encode()])
+    held_id = held["memory"]["id"]
+    assert report["errors"] == [
+        {
+            "line": 1,
+            "error_type": "conflict",
+            "message": f"Key 'shared' is already used by memory {held_id}",
+        }
+    ]
+    got = await memories.get(namespace, ids=[held_id, line["id"]])
+    assert [m["content"] for m in got["memories"]] == ["already here"]
+    assert got["missing"] == [line["id"]]
+    with pytest.raises(Conflict, match=f"^Key 'shared' is already used by memory {held_id}$"):
+        await memories.save(namespace, SaveInput(id=line["id"], key="shared", content="x"))
