@@ -14,7 +14,6 @@ import httpx
 
 from service.config import Settings
 from service.daemon import discovery, lock
-from service.processes import alive
 
 log = logging.getLogger(__name__)
 LOG_FILE = Path("logs") / "daemon.log"
@@ -57,8 +56,8 @@ def answers(url: str, timeout_s: float = 1.0) -> bool:
 
 def find_server(settings: Settings) -> str | None:
     """The base URL of a running server for these settings, or None."""
-    info = discovery.read(settings.data_dir)
-    if info is not None and alive(info.pid) and answers(info.url):
+    info = discovery.running(settings.data_dir)
+    if info is not None and answers(info.url):
         return info.url
     url = configured_url(settings)
     return url if answers(url) else None

@@ -44,13 +44,13 @@ def bridge(settings: Settings) -> int:
 
 
 def start(settings: Settings) -> int:
-    running = discovery.read(settings.data_dir)
+    running = discovery.running(settings.data_dir)
     try:
         url = ensure_server(settings)
     except DaemonError as exc:
         print(exc, file=sys.stderr)
         return 1
-    info = discovery.read(settings.data_dir)
+    info = discovery.running(settings.data_dir)
     already = running is not None and info is not None and running.pid == info.pid
     pid = f"pid {info.pid}, " if info is not None else ""
     state = "already running" if already else "started"
@@ -87,10 +87,10 @@ def stop(settings: Settings, timeout_s: float = 60.0) -> int:
 
 def status(settings: Settings) -> int:
     """JSON on stdout: state, pid, URL, uptime, data folder, readiness and Neo4j."""
-    info = discovery.read(settings.data_dir)
+    info = discovery.running(settings.data_dir)
     owner = lock.holder(settings.data_dir)
     body: dict[str, Any] = {"state": "stopped", "data_dir": str(settings.data_dir)}
-    if info is not None and alive(info.pid):
+    if info is not None:
         body.update(state="running", pid=info.pid, url=info.url, uptime_s=round(info.uptime_s))
         body["checks"] = _readiness(info.url)
     elif owner is not None:
@@ -102,8 +102,8 @@ def status(settings: Settings) -> int:
 
 
 def _daemon_pid(settings: Settings) -> int | None:
-    info = discovery.read(settings.data_dir)
-    if info is not None and alive(info.pid):
+    info = discovery.running(settings.data_dir)
+    if info is not None:
         return info.pid
     owner = lock.holder(settings.data_dir)
     if owner is not None and owner.command == "serve":

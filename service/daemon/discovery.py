@@ -1,5 +1,6 @@
 """The discovery file `<data_dir>/daemon.json`: the running daemon's pid, URL, start time and data
-folder, written once it serves and removed on a clean exit; a dead pid marks it stale."""
+folder, written once it serves and removed on a clean exit. It is stale unless its pid still
+holds the data folder's lock: a dead daemon's pid may since belong to another process."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import cast
+
+from service.daemon import lock
+from service.processes import alive
 
 DISCOVERY_FILE = "daemon.json"
 
@@ -55,3 +59,12 @@ def remove(data_dir: Path, pid: int) -> None:
     info = read(data_dir)
     if info is not None and info.pid == pid:
         (data_dir / DISCOVERY_FILE).unlink(missing_ok=True)
+
+
+def running(data_dir: Path) -> DaemonInfo | None:
+    """The published daemon if it still runs: its pid alive and the owner of the data folder."""
+    info = read(data_dir)
+    if info is None or not alive(info.pid):
+        return None
+    owner = lock.holder(data_dir)
+    return info if owner is not None and owner.pid == info.pid else None

@@ -289,9 +289,10 @@ async def test_an_import_line_never_overwrites_another_memory_holding_its_key(
     importer: BulkImporter, memories: MemoryService, namespace: str
 ) -> None:
     held = await memories.save(namespace, SaveInput(key="shared", content="already here"))
-    line = {
+    new_id = "0b7e5b52-1d3c-4c4e-9d7e-2f1d8b1c0a77"
+    line: dict[str, Any] = {
         "kind": "memory",
-        "id": "0b7e5b52-1d3c-4c4e-9d7e-2f1d8b1c0a77",
+        "id": new_id,
         "key": "shared",
         "content": "from the file",
         "created_at": "2026-01-10T12:00:00.000Z",
@@ -308,8 +309,8 @@ async def test_an_import_line_never_overwrites_another_memory_holding_its_key(
             "message": f"Key 'shared' is already used by memory {held_id}",
         }
     ]
-    got = await memories.get(namespace, ids=[held_id, line["id"]])
+    got = await memories.get(namespace, ids=[held_id, new_id])
     assert [m["content"] for m in got["memories"]] == ["already here"]
-    assert got["missing"] == [line["id"]]
+    assert got["missing"] == [new_id]
     with pytest.raises(Conflict, match=f"^Key 'shared' is already used by memory {held_id}$"):
-        await memories.save(namespace, SaveInput(id=line["id"], key="shared", content="x"))
+        await memories.save(namespace, SaveInput(id=new_id, key="shared", content="x"))

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from service.config import AuthSettings, HttpSettings, McpSettings, Settings
-from service.daemon import discovery
+from service.daemon import discovery, lock
 from service.daemon.client import api_headers, configured_url, start_failure
 
 
@@ -57,3 +57,17 @@ def test_the_discovery_file_is_withdrawn_only_by_the_process_it_names(tmp_path: 
     assert discovery.read(tmp_path) is None
     (tmp_path / discovery.DISCOVERY_FILE).write_text(json.dumps({"pid": "x"}))
     assert discovery.read(tmp_path) is None
+
+
+def test_a_published_daemon_counts_only_while_its_pid_owns_the_data_folder(
+    tmp_path: Path,
+) -> None:
+    info = discovery.write(tmp_path, "http://127.0.0.1:1", 1000.0)  # this process's pid
+    assert discovery.running(tmp_path) is None  # alive, but not the owner: a reused pid
+    with lock.owning(tmp_path, "serve"):
+        assert discovery.running(tmp_path) == info
+        (tmp_path / discovery.DISCOVERY_FILE).write_text(
+            json.dumps({"pid": 1, "url": info.url, "started_at": 1000.0})
+        )
+        assert discovery.running(tmp_path) is None  # pid 1 runs, but owns no folder
+    assert discovery.running(tmp_path) is None
