@@ -181,9 +181,10 @@ async def test_importing_twice_changes_nothing_the_second_time(
     lines = await export_bytes(graph, namespace)
     before = await snapshot(memories, retrieval, namespace)
     report = await restore(importer, namespace, lines)
-    assert (report["memories"], report["links"], report["failed"]) == (
+    assert (report["memories"], report["links"], report["superseded"], report["failed"]) == (
         {"created": 0, "updated": 5},
         4,
+        0,  # the supersession was already recorded
         0,
     )
     assert await snapshot(memories, retrieval, namespace) == before
