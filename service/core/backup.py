@@ -33,6 +33,7 @@ from service.core.models import (
     now_utc,
 )
 from service.core.save_plan import Restored
+from service.core.supersede import flag_vectors
 from service.stores.graph_store import GraphStore
 
 FORMAT = "mnemograph-export"
@@ -169,6 +170,7 @@ class RestoreReport:
     failed: int = 0
     complete: bool = False
     errors: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    saved_lines: dict[str, int] = field(default_factory=dict[str, int])  # memory id -> line
 
     def refuse(self, line: int, error_type: str, message: str) -> None:
         self.failed += 1
@@ -222,7 +224,23 @@ class Restorer:
         await self._links(namespace, links, report)
         rows = await self.graph.write("import_supersessions", namespace=namespace)
         report.superseded = int(rows[0]["recorded"]) if rows else 0
+        await self._dangling_supersessions(namespace, report)
         return report
+
+    async def _dangling_supersessions(self, namespace: str, report: RestoreReport) -> None:
+        """An imported memory superseded by a memory that is not there stays current (it would
+        otherwise drop out of every search for good): its line is reported."""
+        rows = await self.graph.write(
+            "import_dangling_supersessions", namespace=namespace, ids=list(report.saved_lines)
+        )
+        stores = [self.saver.vectors, self.saver.context_vectors]
+        await flag_vectors(self.graph, stores, rows, superseded=False)
+        for row in rows:
+            report.refuse(
+                report.saved_lines[row["id"]],
+                "not_found",
+                f"Superseding memory not found: {row['named']} (the memory is kept current)",
+            )
 
     async def _memories(
         self,
@@ -240,7 +258,9 @@ class Restorer:
         for (number, _, _), item in zip(chunk, result["results"], strict=True):
             if not item["success"]:
                 report.refuse(number, item["error_type"], item["message"])
-            elif item["created"]:
+                continue
+            report.saved_lines[item["id"]] = number
+            if item["created"]:
                 report.created += 1
             else:
                 report.updated += 1

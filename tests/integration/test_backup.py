@@ -315,3 +315,39 @@ async def test_an_import_line_never_overwrites_another_memory_holding_its_key(
     assert got["missing"] == [new_id]
     with pytest.raises(Conflict, match=f"^Key 'shared' is already used by memory {held_id}$"):
         await memories.save(namespace, SaveInput(id=new_id, key="shared", content="x"))
+
+
+async def test_a_memory_superseded_by_one_that_is_not_there_is_imported_current(
+    importer: BulkImporter, memories: MemoryService, retrieval: Retrieval, namespace: str
+) -> None:
+    absent = "0b7e5b52-1d3c-4c4e-9d7e-2f1d8b1c0a99"
+    stamp = "2026-01-10T12:00:00.000Z"
+    line: dict[str, Any] = {
+        "kind": "memory",
+        "id": "0b7e5b52-1d3c-4c4e-9d7e-2f1d8b1c0a98",
+        "key": "orphan",
+        "content": "The orphaned wombat note",
+        "created_at": stamp,
+        "updated_at": stamp,
+        "accessed_at": stamp,
+        "access_count": 0,
+        "superseded_by": absent,
+        "superseded_at": stamp,
+    }
+    header = {"kind": "header", "format": "mnemograph-export", "version": 1}
+    report = await restore(
+        importer, namespace, [json.dumps(header).encode(), json.dumps(line).encode()]
+    )
+    assert (report["memories"], report["failed"]) == ({"created": 1, "updated": 0}, 1)
+    assert report["errors"] == [
+        {
+            "line": 2,
+            "error_type": "not_found",
+            "message": f"Superseding memory not found: {absent} (the memory is kept current)",
+        }
+    ]
+    got = (await memories.get(namespace, keys=["orphan"]))["memories"][0]
+    assert got["superseded_by"] is None
+    for mode in ("bm25", "vector"):
+        found = await retrieval.search(namespace, SearchInput(query="orphaned wombat", mode=mode))
+        assert [r["key"] for r in found["results"]] == ["orphan"], mode
