@@ -56,6 +56,24 @@ async def populate(memories: MemoryService, namespace: str) -> None:
     await memories.get(namespace, keys=["db", "db", "edge"])  # access counts and times move
 
 
+STAMP = "2026-01-10T12:00:00.000Z"
+
+
+def memory_line(memory_id: str, key: str, content: str, **fields: Any) -> dict[str, Any]:
+    """An export's memory line, stamped 2026-01-10 noon and never read, with `fields` on top."""
+    return {
+        "kind": "memory",
+        "id": memory_id,
+        "key": key,
+        "content": content,
+        "created_at": STAMP,
+        "updated_at": STAMP,
+        "accessed_at": STAMP,
+        "access_count": 0,
+        **fields,
+    }
+
+
 async def export_bytes(graph: GraphStore, namespace: str) -> list[bytes]:
     return [json.dumps(line).encode() async for line in export_lines(graph, namespace)]
 
@@ -221,16 +239,13 @@ async def test_bad_lines_fail_alone_with_their_line_numbers(
     importer: BulkImporter, memories: MemoryService, namespace: str
 ) -> None:
     kept_id = "0b7e5b52-1d3c-4c4e-9d7e-2f1d8b1c0a01"
-    good: dict[str, Any] = {
-        "kind": "memory",
-        "id": kept_id,
-        "key": "kept",
-        "content": "this one is fine",
-        "created_at": "2026-01-10T12:00:00.000Z",
-        "updated_at": "2026-01-10T12:00:00.000Z",
-        "accessed_at": "2026-01-11T08:30:00.000Z",
-        "access_count": 3,
-    }
+    good = memory_line(
+        kept_id,
+        "kept",
+        "this one is fine",
+        accessed_at="2026-01-11T08:30:00.000Z",
+        access_count=3,
+    )
     lines = [
         b"{not json",
         json.dumps(
@@ -291,16 +306,7 @@ async def test_an_import_line_never_overwrites_another_memory_holding_its_key(
 ) -> None:
     held = await memories.save(namespace, SaveInput(key="shared", content="already here"))
     new_id = "0b7e5b52-1d3c-4c4e-9d7e-2f1d8b1c0a77"
-    line: dict[str, Any] = {
-        "kind": "memory",
-        "id": new_id,
-        "key": "shared",
-        "content": "from the file",
-        "created_at": "2026-01-10T12:00:00.000Z",
-        "updated_at": "2026-01-10T12:00:00.000Z",
-        "accessed_at": "2026-01-10T12:00:00.000Z",
-        "access_count": 0,
-    }
+    line = memory_line(new_id, "shared", "from the file")
     report = await restore(importer, namespace, [json.dumps(line).encode()])
     held_id = held["memory"]["id"]
     assert report["errors"] == [
@@ -321,20 +327,14 @@ async def test_a_memory_superseded_by_one_that_is_not_there_is_imported_current(
     importer: BulkImporter, memories: MemoryService, retrieval: Retrieval, namespace: str
 ) -> None:
     absent = "0b7e5b52-1d3c-4c4e-9d7e-2f1d8b1c0a99"
-    stamp = "2026-01-10T12:00:00.000Z"
-    line: dict[str, Any] = {
-        "kind": "memory",
-        "id": "0b7e5b52-1d3c-4c4e-9d7e-2f1d8b1c0a98",
-        "key": "orphan",
-        "content": "The orphaned wombat note",
-        "created_at": stamp,
-        "updated_at": stamp,
-        "accessed_at": stamp,
-        "access_count": 0,
-        "superseded_by": absent,
-        "superseded_at": stamp,
-    }
-    header = {"kind": "header", "format": "mnemograph-export", "version": 1}
+    line = memory_line(
+        "0b7e5b52-1d3c-4c4e-9d7e-2f1d8b1c0a98",
+        "orphan",
+        "The orphaned wombat note",
+        superseded_by=absent,
+        superseded_at=STAMP,
+    )
+    header = {"kind": "header", "format": backup.FORMAT, "version": backup.VERSION}
     report = await restore(
         importer, namespace, [json.dumps(header).encode(), json.dumps(line).encode()]
     )
