@@ -74,12 +74,12 @@ def _save(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
                 "type": type,
                 "key": key,
                 "summary": summary,
-                "tags": tags or [],
+                "tags": tags,
                 "score": score,
-                "metadata": metadata or {},
+                "metadata": metadata,
                 "session_id": session_id,
-                "links": links or [],
-                "supersedes": supersedes or [],
+                "links": links,
+                "supersedes": supersedes,
                 "id": id,
             }
         )
