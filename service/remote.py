@@ -58,7 +58,7 @@ class Remote:
         try:
             return cls(url or ensure_server(settings), headers)
         except DaemonError as exc:
-            raise ServiceError("unreachable", str(exc)) from exc
+            raise ServiceError("unreachable", str(exc).removeprefix("mnemograph: ")) from exc
 
     def close(self) -> None:
         self._client.close()

@@ -1,5 +1,6 @@
 """How a client reaches the server that owns the data folder: the discovery file's daemon, else
-whatever answers on the configured URL, else a daemon started here in the background."""
+whatever answers on the configured URL (unless it reports another folder's id), else a daemon
+started here in the background."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import cast
 
 import httpx
 
 from service.config import Settings
-from service.daemon import discovery, lock
+from service.daemon import discovery, folder_id, lock
 
 log = logging.getLogger(__name__)
 LOG_FILE = Path("logs") / "daemon.log"
@@ -45,22 +47,40 @@ def api_headers(settings: Settings) -> dict[str, str]:
     return {"authorization": f"Bearer {key}"} if key else {}
 
 
-def answers(url: str, timeout_s: float = 1.0) -> bool:
-    """A mnemograph server answers `/healthz` at `url`."""
+def health(url: str, timeout_s: float = 1.0) -> dict[str, object] | None:
+    """The `/healthz` body of the mnemograph server at `url`, or None when none answers there."""
     try:
         response = httpx.get(f"{url}/healthz", timeout=timeout_s)
-        return response.status_code == 200 and response.json().get("status") == "ok"
+        body: object = response.json()
     except (httpx.HTTPError, ValueError):
-        return False
+        return None
+    if response.status_code != 200 or not isinstance(body, dict):
+        return None
+    fields = cast(dict[str, object], body)
+    return fields if fields.get("status") == "ok" else None
 
 
 def find_server(settings: Settings) -> str | None:
-    """The base URL of a running server for these settings, or None."""
+    """The base URL of a running server for these settings, or None.
+
+    Raises `DaemonError` when the server on the configured port serves another data folder: a
+    folder that has been opened before has an id, and only the server reporting it is its own.
+    """
     info = discovery.running(settings.data_dir)
-    if info is not None and answers(info.url):
+    if info is not None and health(info.url) is not None:
         return info.url
     url = configured_url(settings)
-    return url if answers(url) else None
+    body = health(url)
+    if body is None:
+        return None
+    own, served = folder_id.read(settings.data_dir), body.get("data_folder_id")
+    if own is not None and isinstance(served, str) and served != own:
+        raise DaemonError(
+            f"mnemograph: the server at {url} serves another data folder than "
+            f"{settings.data_dir}; stop it, give this folder its own port "
+            "(MNEMO_HTTP__PORT), or set MNEMO_DATA_DIR to that server's folder"
+        )
+    return url
 
 
 def ensure_server(settings: Settings) -> str:

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
+from service.daemon import folder_id
+
 LOCK_FILE = "mnemograph.lock"
 # Exit status of a command turned away because another process owns the data folder.
 BUSY_EXIT = 75
@@ -48,7 +50,8 @@ _held: dict[Path, _Held] = {}
 
 
 def acquire(data_dir: Path, command: str, url: str = "") -> None:
-    """Own `data_dir` (created if missing) or raise `DataFolderBusy` at once, without waiting."""
+    """Own `data_dir` (created if missing, given an id if it has none) or raise `DataFolderBusy`
+    at once, without waiting."""
     key = data_dir.absolute()
     if (held := _held.get(key)) is not None:
         held.count += 1
@@ -64,6 +67,7 @@ def acquire(data_dir: Path, command: str, url: str = "") -> None:
     os.ftruncate(fd, 0)
     os.pwrite(fd, record, 0)
     _held[key] = _Held(fd, 1)
+    folder_id.ensure(key)
 
 
 def release(data_dir: Path) -> None:

@@ -87,7 +87,7 @@ async def test_disabled_memory_is_503_while_health_answers(make_http: MakeHttp) 
         health = await client.get("/healthz")
     assert (retrieve.status_code, retrieve.json()["error_type"]) == (503, "memory_disabled")
     assert (deleted.status_code, deleted.json()["error_type"]) == (503, "memory_disabled")
-    assert health.json() == {"success": True, "status": "ok"}
+    assert health.json() == {"success": True, "status": "ok", "data_folder_id": None}
 
 
 async def test_search_disabled_answers_404_for_both_search_endpoints(

@@ -23,7 +23,7 @@ from mcp_types import CallToolResult
 from service.config import Settings
 from service.core.memories import MemoryService
 from service.core.models import LinkSpec, SaveInput
-from service.daemon import discovery, lock
+from service.daemon import discovery, folder_id, lock
 from service.processes import alive
 from service.stores.graph_store import GraphStore
 from service.stores.neo4j_local import free_port
@@ -120,6 +120,31 @@ def test_daemon_status_reports_pid_url_uptime_data_folder_and_neo4j(daemon: Daem
     assert status["uptime_s"] >= 0
     assert status["neo4j"]["status"] == "ok"
     assert lock.holder(daemon.data_dir) == lock.Holder(info.pid, "serve", daemon.url)
+
+
+def test_a_used_folder_is_never_served_by_the_server_of_another_folder(
+    daemon: Daemon, tmp_path: Path
+) -> None:
+    health = httpx.get(f"{daemon.url}/healthz").json()
+    assert health == {
+        "success": True,
+        "status": "ok",
+        "data_folder_id": folder_id.read(daemon.data_dir),
+    }
+    other = tmp_path / "other-data"
+    with lock.owning(other, "test"):  # a folder some owner has opened: it has an id of its own
+        pass
+    port = daemon.url.rsplit(":", 1)[1]
+    env = {**daemon.env, "MNEMO_DATA_DIR": str(other), "MNEMO_HTTP__PORT": port}
+    refusal = (
+        f"the server at {daemon.url} serves another data folder than {other}; stop it, give this "
+        "folder its own port (MNEMO_HTTP__PORT), or set MNEMO_DATA_DIR to that server's folder\n"
+    )
+    started = cli(env, "daemon", "start")
+    asked = cli(env, "stats")
+    assert (started.returncode, started.stderr) == (1, f"mnemograph: {refusal}")
+    assert (asked.returncode, asked.stderr) == (4, f"mnemograph: unreachable: {refusal}")
+    assert discovery.read(other) is None and lock.holder(other) is None
 
 
 async def test_two_stdio_clients_from_other_folders_share_one_store_with_http(

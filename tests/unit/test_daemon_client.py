@@ -1,14 +1,26 @@
-"""The client helper's pure parts: where a client reaches `serve`, which key it sends, and the one
-line that says why a daemon could not start."""
+"""The client helper: where a client reaches `serve`, which key it sends, the one line that says
+why a daemon could not start, and whether the server on the port serves this data folder."""
 
 from __future__ import annotations
 
 import json
+import threading
+import uuid
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import pytest
+
 from service.config import AuthSettings, HttpSettings, McpSettings, Settings
-from service.daemon import discovery, lock
-from service.daemon.client import api_headers, configured_url, start_failure
+from service.daemon import discovery, folder_id, lock
+from service.daemon.client import (
+    DaemonError,
+    api_headers,
+    configured_url,
+    find_server,
+    start_failure,
+)
 
 
 def test_a_wildcard_listen_address_is_reached_on_loopback() -> None:
@@ -71,3 +83,62 @@ def test_a_published_daemon_counts_only_while_its_pid_owns_the_data_folder(
         )
         assert discovery.running(tmp_path) is None  # pid 1 runs, but owns no folder
     assert discovery.running(tmp_path) is None
+
+
+class _Health(BaseHTTPRequestHandler):
+    """A server on loopback that answers `/healthz` as `serve` does, for the folder id it holds."""
+
+    served_id: str | None = None
+
+    def do_GET(self) -> None:
+        body = json.dumps({"success": True, "status": "ok", "data_folder_id": self.served_id})
+        self.send_response(200 if self.path == "/healthz" else 404)
+        self.send_header("content-type", "application/json")
+        self.end_headers()
+        self.wfile.write(body.encode())
+
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+
+@pytest.fixture
+def health_server() -> Iterator[tuple[type[_Health], int]]:
+    handler = type("Health", (_Health,), {})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield handler, server.server_address[1]
+    server.shutdown()
+    server.server_close()
+
+
+def test_an_owner_gives_the_folder_one_id_that_stays(tmp_path: Path) -> None:
+    assert folder_id.read(tmp_path) is None
+    with lock.owning(tmp_path, "reconcile"):
+        first = folder_id.read(tmp_path)
+    with lock.owning(tmp_path, "serve"):
+        assert folder_id.read(tmp_path) == first
+    assert first is not None and str(uuid.UUID(first)) == first
+
+
+def test_the_server_on_the_port_is_used_only_when_it_serves_this_folder(
+    tmp_path: Path, health_server: tuple[type[_Health], int]
+) -> None:
+    handler, port = health_server
+    settings = Settings(data_dir=tmp_path, http=HttpSettings(host="127.0.0.1", port=port))
+    url = f"http://127.0.0.1:{port}"
+    handler.served_id = "another-folder"
+    assert find_server(settings) == url  # a folder never opened follows any server (Docker)
+    with lock.owning(tmp_path, "reconcile"):
+        own = folder_id.read(tmp_path)
+    with pytest.raises(DaemonError) as refused:
+        find_server(settings)
+    assert str(refused.value) == (
+        f"mnemograph: the server at {url} serves another data folder than {tmp_path}; stop it, "
+        "give this folder its own port (MNEMO_HTTP__PORT), or set MNEMO_DATA_DIR to that "
+        "server's folder"
+    )
+    handler.served_id = own
+    assert find_server(settings) == url
+    handler.served_id = None  # a server that reports no folder
+    assert find_server(settings) == url

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from service.daemon import lock
+from service.daemon import folder_id, lock
 
 REPO = Path(__file__).resolve().parents[2]
 HOLD = """
@@ -137,4 +137,8 @@ def test_every_command_that_opens_the_stores_is_turned_away_within_a_second(
     assert done.stderr.count("\n") == 1
     assert f"pid {holder_process.pid}" in done.stderr
     assert "Traceback" not in done.stderr
-    assert sorted(path.name for path in tmp_path.iterdir()) == [lock.LOCK_FILE]
+    # nothing beyond what the holder wrote: its lock and the folder's id
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        folder_id.FOLDER_ID_FILE,
+        lock.LOCK_FILE,
+    ]

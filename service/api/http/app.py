@@ -38,6 +38,7 @@ from service.core.errors import (
     error_envelope,
     invalid_from_validation,
 )
+from service.daemon import folder_id
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -58,6 +59,7 @@ def create_app(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncGenerator[None]:
         async with open_runtime(settings) as runtime, mcp.session_manager.run():
+            app.state.data_folder_id = folder_id.read(settings.data_dir)
             ref.set(runtime)
             try:
                 yield
@@ -72,6 +74,7 @@ def create_app(settings: Settings) -> FastAPI:
         redirect_slashes=False,  # a key or id ending in "/" is a 404, not a redirect elsewhere
     )
     app.state.runtime_ref = ref
+    app.state.data_folder_id = None
     add_error_handlers(app)
     add_middleware(app, settings)
     for router in (

@@ -18,9 +18,9 @@ router = APIRouter(tags=["ops"])
 
 
 @router.get("/healthz")
-async def healthz() -> dict[str, Any]:
-    """Liveness: the process answers."""
-    return {"success": True, "status": "ok"}
+async def healthz(request: Request) -> dict[str, Any]:
+    """Liveness: the process answers; `data_folder_id` names the data folder it serves."""
+    return {"success": True, "status": "ok", "data_folder_id": request.app.state.data_folder_id}
 
 
 @router.get("/readyz")
