@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
 EXIT_CODES = """exit codes of the memory commands:
   0  done
-  1  the service refused the request (invalid parameter, conflict, too large, ...)
+  1  the service refused the request (invalid parameter, conflict, too large, ...),
+     or an import left lines out (its report is printed all the same)
   2  bad command line
   3  not found
   4  the service could not be reached or started, or a backend is down

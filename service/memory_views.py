@@ -32,8 +32,16 @@ CHUNK = 1 << 20
 # -- save, get ----------------------------------------------------------------------------
 
 
+def without_final_line_break(text: str) -> str:
+    """Text piped in (`echo ... |`) less the one line break that ends it."""
+    for ending in ("\r\n", "\n"):
+        if text.endswith(ending):
+            return text.removesuffix(ending)
+    return text
+
+
 def save_command(remote: Remote, args: argparse.Namespace) -> dict[str, Any]:
-    content = sys.stdin.read() if args.content == "-" else args.content
+    content = without_final_line_break(sys.stdin.read()) if args.content == "-" else args.content
     body = {
         "content": content,
         "title": args.title,
@@ -369,11 +377,34 @@ ACTIONS: dict[str, tuple[Handler, Render]] = {
 }
 
 
+def import_shortfall(result: dict[str, Any]) -> ServiceError | None:
+    """An import that left lines out is a failure for scripts, though its report is printed."""
+    if result["failed"]:
+        return ServiceError(
+            "incomplete",
+            f"{result['failed']} lines refused (see the report); the others are imported, "
+            "and importing the file again is safe",
+        )
+    if not result["complete"]:
+        return ServiceError("incomplete", "the file has no end line: it may be cut short")
+    return None
+
+
+# Answers that are printed, then still exit as a failure.
+SHORTFALLS: dict[str, Callable[[dict[str, Any]], ServiceError | None]] = {
+    "import": import_shortfall,
+}
+
+
 def run(name: str, remote: Remote, args: argparse.Namespace) -> None:
-    """Run one command and print its answer (JSON with `--json`)."""
+    """Run one command and print its answer (JSON with `--json`); raise `ServiceError` when the
+    answer says the work is incomplete."""
     handler, render = ACTIONS[name]
     result = handler(remote, args)
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
         render(Console(soft_wrap=False), result)
+    shortfall = SHORTFALLS.get(name)
+    if shortfall is not None and (problem := shortfall(result)) is not None:
+        raise problem

@@ -77,13 +77,14 @@ def test_save_search_get_timeline_and_stats_from_the_command_line(
         "vectors",
         "--link",
         "graph=0.9",
-        stdin="Qdrant keeps the vectors of memories",
+        stdin="Qdrant keeps the vectors of memories\n",  # as `echo ... |` sends it
     )
     assert (code, err) == (0, "")
     assert out.startswith("created vectors (")
     found = as_json(server_url, ns, "search", "graph of memories", "--mode", "bm25")
     assert [r["key"] for r in found["results"]] == ["graph", "vectors"]
     got = as_json(server_url, ns, "get", "vectors")
+    assert got["memories"][0]["content"] == "Qdrant keeps the vectors of memories"
     assert [(link["key"], link["weight"]) for link in got["memories"][0]["links"]] == [
         ("graph", 0.9)
     ]
@@ -137,7 +138,11 @@ def test_export_and_import_files_round_trip_a_namespace(
     assert err.startswith("mnemograph: usage: Invalid output value: ")
     restored_ns = f"{ns}-copy"
     code, out, err = mnemograph(server_url, restored_ns, "import", str(backup), "--json")
-    assert (code, err) == (0, "")
+    assert (code, err) == (
+        1,
+        "mnemograph: incomplete: 3 lines refused (see the report); the others are imported, "
+        "and importing the file again is safe\n",
+    )  # a script never takes a partial import for a whole one
     report = json.loads(out)
     assert (report["memories"], report["links"], report["failed"]) == (
         {"created": 0, "updated": 0},
@@ -146,6 +151,14 @@ def test_export_and_import_files_round_trip_a_namespace(
     )  # the ids belong to the first namespace: an import never moves memories across
     code, out, _ = mnemograph(server_url, ns, "import", str(backup))
     assert code == 0
+    assert out.startswith("memories: 0 created, 2 updated; links: 1;")
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(backup.read_text().splitlines(keepends=True)[:-1]))
+    code, out, err = mnemograph(server_url, ns, "import", str(cut))
+    assert (code, err) == (
+        1,
+        "mnemograph: incomplete: the file has no end line: it may be cut short\n",
+    )
     assert out.startswith("memories: 0 created, 2 updated; links: 1;")
     code, out, _ = mnemograph(server_url, ns, "export")
     assert code == 0
