@@ -27,7 +27,7 @@ from pydantic_core import PydanticCustomError
 from service.core.results import LinkView, MemoryView
 from service.core.sorting import combined_score
 
-KEY_PATTERN = r"^[^\s/\x00-\x1f\x7f]{1,512}$"
+KEY_PATTERN = r"^[^\s/\x00-\x1f\x7f-\x9f]{1,512}$"  # no C0 or C1 control
 TYPE_PATTERN = r"^[a-z0-9_-]{1,64}$"
 LINK_TYPE_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
@@ -48,7 +48,8 @@ Summary = Annotated[str, StringConstraints(max_length=MAX_SUMMARY_CHARS)]
 Tags = Annotated[list[Tag], Field(max_length=32)]
 Score = Annotated[float, Field(ge=0.0, le=100.0)]
 SessionId = Annotated[str, StringConstraints(min_length=1, max_length=128)]
-MemoryId = Annotated[str, StringConstraints(pattern=UUID_PATTERN)]
+# Lower-cased: Qdrant reads a UUID point id in any case, so "A1…" and "a1…" must be one id.
+MemoryId = Annotated[str, StringConstraints(pattern=UUID_PATTERN, to_lower=True)]
 LinkType = Annotated[str, StringConstraints(pattern=LINK_TYPE_PATTERN)]
 Term = Annotated[str, StringConstraints(max_length=128)]
 Weight = Annotated[float, Field(ge=0.0, le=1.0)]

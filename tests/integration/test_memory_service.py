@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -373,6 +374,24 @@ async def test_namespaces_do_not_see_each_other(memories: MemoryService, namespa
     await memories.save(namespace, save_input(key="private"))
     other = await memories.get(namespace + "-other", keys=["private"])
     assert other == {"success": True, "memories": [], "missing": ["private"]}
+
+
+async def test_an_id_in_capitals_is_the_same_id_and_never_reaches_another_namespace(
+    memories: MemoryService, namespace: str, edge_store: EdgeVectorStore
+) -> None:
+    foreign = (await memories.save(namespace + "-other", save_input(content="payroll runs")))[
+        "memory"
+    ]["id"]
+    vector = (await edge_store.vectors_of([foreign]))[foreign]
+    with pytest.raises(Conflict) as caught:
+        await memories.save(namespace, save_input(id=foreign.upper(), content="attacker"))
+    assert caught.value.message == f"Memory id {foreign} is taken"
+    assert (await edge_store.vectors_of([foreign]))[foreign].tolist() == vector.tolist()
+    mine = str(uuid.uuid4())
+    saved = await memories.save(namespace, save_input(id=mine.upper(), content="mine"))
+    assert saved["memory"]["id"] == mine
+    again = await memories.save(namespace, save_input(id=mine.upper(), content="mine, edited"))
+    assert (again["created"], again["memory"]["id"]) == (False, mine)
 
 
 async def test_content_over_the_limit_is_refused_not_truncated(

@@ -89,8 +89,11 @@ def test_size_counts_utf8_bytes_and_four_bytes_per_dimension() -> None:
     assert memory_size_bytes(fields, 384) == 1 + 4 + 2 + 3 + 1 + 4 * 384
 
 
-@pytest.mark.parametrize("key", ["has space", "a/b", "tab\there", "", "x" * 513])
-def test_keys_with_whitespace_slash_or_bad_length_are_refused(key: str) -> None:
+@pytest.mark.parametrize(
+    "key",
+    ["has space", "a/b", "tab\there", "", "x" * 513, "nul\x00", "del\x7f", "c1\x90", "c1\x9f"],
+)
+def test_keys_with_whitespace_slash_control_or_bad_length_are_refused(key: str) -> None:
     with pytest.raises(ValidationError):
         SaveInput(content="c", key=key)
 
