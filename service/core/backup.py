@@ -14,7 +14,6 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
-from pydantic import AwareDatetime as Moment
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from service.core.batch import BatchSaver
@@ -24,9 +23,11 @@ from service.core.errors import (
     NotFound,
     invalid_from_validation,
 )
+from service.core.json_text import NotStorableJson, strict_loads
 from service.core.models import (
     LinkTypeParam,
     MemoryId,
+    Moment,
     TermParam,
     WeightParam,
     iso_ms,
@@ -42,6 +43,7 @@ PAGE = 500
 MEMORY_CHUNK = 256
 LINK_CHUNK = 1000
 MAX_LISTED_ERRORS = 1000
+MAX_INT64 = 2**63 - 1  # Neo4j stores 64-bit integers
 SAVED_FIELDS = ("id", "key", "type", "title", "summary", "content", "tags", "score")
 
 
@@ -55,7 +57,7 @@ class ExportedMemory(BaseModel):
     created_at: Moment
     updated_at: Moment
     accessed_at: Moment
-    access_count: int = Field(ge=0)
+    access_count: int = Field(ge=0, le=MAX_INT64)
     superseded_by: MemoryId | None = None
     superseded_at: Moment | None = None
 
@@ -82,7 +84,7 @@ class ExportedLink(BaseModel):
     weight: WeightParam = 0.5
     term: TermParam = None
     created_at: Moment
-    seq: int
+    seq: int = Field(ge=-MAX_INT64 - 1, le=MAX_INT64)
 
 
 RESTORED_FIELDS = frozenset(ExportedMemory.model_fields) - {"id"}
@@ -307,8 +309,8 @@ def parse_line(raw: bytes) -> Parsed:
     if not text:
         return "blank"
     try:
-        value: Any = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as exc:
+        value: Any = strict_loads(text)
+    except NotStorableJson as exc:
         return InvalidParameter(f"Invalid line: not JSON ({exc})")
     if not isinstance(value, dict):
         return InvalidParameter("Invalid line: must be a JSON object with a 'kind'")

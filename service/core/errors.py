@@ -120,11 +120,19 @@ def invalid_from_validation(errors: Sequence[Any]) -> InvalidParameter:
     """Pydantic validation errors as one `InvalidParameter` naming the first bad parameter."""
     first = errors[0]
     if first.get("type") == "json_invalid":
-        return InvalidParameter(f"Invalid request body: {first.get('msg', 'not JSON')}")
-    name = ".".join(parameter_path(first.get("loc", ()))) or "request"
+        context: dict[str, Any] = first.get("ctx") or {}
+        reason = context.get("error")
+        detail = f" ({reason})" if reason else ""
+        return InvalidParameter(f"Invalid request body: {first.get('msg', 'not JSON')}{detail}")
+    location = tuple(first.get("loc", ()))
+    value = first.get("input")
+    if location == ("body",) and (first.get("type") == "missing" or isinstance(value, bytes)):
+        return InvalidParameter(
+            "Invalid request body: must be a JSON object, sent as application/json"
+        )
+    name = ".".join(parameter_path(location)) or "request"
     if first.get("type") == "missing":
         return InvalidParameter(f"Missing required parameter '{name}'")
-    value = first.get("input")
     if first.get("type") in _NUMERIC_BOUNDS and isinstance(value, str):
         value = _as_number(value)
     return InvalidParameter(

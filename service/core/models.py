@@ -15,6 +15,8 @@ from functools import lru_cache
 from typing import Annotated, Any, Self, cast
 
 from pydantic import (
+    AfterValidator,
+    AwareDatetime,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -24,6 +26,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from service.core.json_text import storable_problem
 from service.core.results import LinkView, MemoryView
 from service.core.sorting import combined_score
 
@@ -53,6 +56,20 @@ MemoryId = Annotated[str, StringConstraints(pattern=UUID_PATTERN, to_lower=True)
 LinkType = Annotated[str, StringConstraints(pattern=LINK_TYPE_PATTERN)]
 Term = Annotated[str, StringConstraints(max_length=128)]
 Weight = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+def in_utc(value: datetime) -> datetime:
+    """An aware moment as UTC; one that UTC cannot reach (0001-01-01T00:00+14:00) is refused."""
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise PydanticCustomError(
+            "moment", "Must be a moment between years 1 and 9999 in UTC"
+        ) from None
+
+
+# An ISO datetime with its zone, held as UTC (as Neo4j stores it).
+Moment = Annotated[AwareDatetime, AfterValidator(in_utc)]
 
 
 def strict_flag(value: object) -> object:
@@ -126,8 +143,19 @@ TagsParam = Annotated[Tags, Field(description="≤ 32 tags of ≤ 64 chars.", ex
 ScoreParam = Annotated[
     Score | None, Field(description="Importance 0–100; null means unknown.", examples=[80])
 ]
+
+
+def storable_metadata(value: dict[str, Any]) -> dict[str, Any]:
+    """Metadata the stores can hold: no NaN or Infinity, no lone surrogate, bounded nesting."""
+    if (problem := storable_problem(value)) is not None:
+        raise PydanticCustomError("metadata", "{problem}", {"problem": problem})
+    return value
+
+
 MetadataParam = Annotated[
-    dict[str, Any], Field(description="Any JSON object ≤ 16 KB.", examples=[{"source": "standup"}])
+    dict[str, Any],
+    AfterValidator(storable_metadata),
+    Field(description="Any JSON object ≤ 16 KB.", examples=[{"source": "standup"}]),
 ]
 SessionParam = Annotated[
     SessionId | None,
@@ -213,6 +241,14 @@ class UpdateInput(BaseModel):
     session_id: SessionParam = None
     links: LinksParam | None = None
     supersedes: SupersedesParam | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def null_means_unchanged(cls, data: Any) -> Any:
+        """A null field that a memory cannot be without, or a null list or object, leaves the
+        memory's value as it is (null is absent, as in a save)."""
+        fields = ("content", "title", "type", "tags", "metadata", "links", "supersedes")
+        return drop_nulls(data, fields)
 
 
 def redact(text: str) -> str:

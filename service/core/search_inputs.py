@@ -173,12 +173,12 @@ def parse_date(name: str, value: str | None, end_of_day: bool) -> datetime | Non
             moment = datetime.combine(day, time.min, tzinfo=UTC)
             return moment + timedelta(days=1, milliseconds=-1) if end_of_day else moment
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
+        return parsed.astimezone(UTC) if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    except (ValueError, OverflowError):  # overflow: UTC cannot hold it (0001-01-01T00:00+14:00)
         raise InvalidParameter(
             f"Invalid {name} value: '{value}'. Must be an ISO date (2026-01-10) or datetime "
-            "(2026-01-10T12:00:00Z)"
+            "(2026-01-10T12:00:00Z) within the years 1-9999 in UTC"
         ) from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 class RetrieveFilters(BaseModel):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from service.api.tools import TOOLS
 from tests.adapters.conftest import HttpClientContext, MakeHttp
@@ -65,7 +66,41 @@ async def test_validation_failures_name_the_parameter(http: httpx.AsyncClient) -
     not_json = await http.post(
         "/v1/retrieve", content=b"{", headers={"content-type": "application/json"}
     )
-    assert not_json.json()["message"] == "Invalid request body: JSON decode error"
+    assert not_json.json()["message"] == (
+        "Invalid request body: JSON decode error "
+        "(Expecting property name enclosed in double quotes: line 1 column 2 (char 1))"
+    )
+
+
+DEEP = "[" * 950 + "]" * 950
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "reason"),
+    [
+        (b'{"content": "x", "metadata": {"k": "\\ud800"}}', "application/json",
+         "JSON decode error (a string holds a lone UTF-16 surrogate)"),
+        (b'{"content": "x", "metadata": {"\\udc00": 1}}', "application/json",
+         "JSON decode error (a name holds a lone UTF-16 surrogate)"),
+        (b'{"content": "x", "metadata": {"n": NaN}}', "application/json",
+         "JSON decode error (NaN and Infinity are not JSON numbers)"),
+        (b'{"content": "x", "metadata": {"n": 1e400}}', "application/json",
+         "JSON decode error (NaN and Infinity are not JSON numbers)"),
+        (f'{{"content": "x", "metadata": {{"d": {DEEP}}}}}'.encode(), "application/json",
+         "JSON decode error (nested deeper than 64 levels)"),
+        (b'{"content": "\xff"}', "application/json",
+         "JSON decode error ('utf-8' codec can't decode byte 0xff in position 13: invalid start "
+         "byte)"),
+        (b'{"content": "x"}', "text/plain", "must be a JSON object, sent as application/json"),
+        (b"", "application/json", "must be a JSON object, sent as application/json"),
+    ],
+)  # fmt: skip
+async def test_bodies_no_store_can_hold_are_refused_with_the_reason(
+    http: httpx.AsyncClient, body: bytes, content_type: str, reason: str
+) -> None:
+    answer = await http.post("/v1/memories", content=body, headers={"content-type": content_type})
+    assert (answer.status_code, answer.json()["error_type"]) == (400, "invalid_parameter")
+    assert answer.json()["message"] == f"Invalid request body: {reason}"
 
 
 async def test_routes_with_a_ref_carry_their_tools_list_fields_on_failure(

@@ -287,6 +287,51 @@ async def test_bad_lines_fail_alone_with_their_line_numbers(
     )
 
 
+async def test_lines_no_store_can_hold_fail_alone(
+    importer: BulkImporter, memories: MemoryService, namespace: str
+) -> None:
+    def line(number: int, **fields: Any) -> bytes:
+        memory_id = f"0b7e5b52-1d3c-4c4e-9d7e-2f1d8b1c0b{number:02d}"
+        return json.dumps(memory_line(memory_id, f"m{number}", "text", **fields)).encode()
+
+    deep = json.dumps(memory_line("0b7e5b52-1d3c-4c4e-9d7e-2f1d8b1c0b05", "m5", "text"))
+    link = {"kind": "link", "from": "0b7e5b52-1d3c-4c4e-9d7e-2f1d8b1c0b07", "seq": 10**30}
+    lines = [
+        line(1, metadata={"k": "\ud800"}),
+        line(2, metadata={"n": float("nan")}),
+        line(3, access_count=2**63),
+        line(4, created_at="9999-12-31T23:59:59.999-14:00"),
+        deep.replace(
+            '"content"', '"metadata": {"d": ' + "[" * 950 + "]" * 950 + '}, "content"'
+        ).encode(),
+        json.dumps({**link, "to": link["from"], "created_at": STAMP}).encode(),
+        line(7),
+    ]
+    report = await restore(importer, namespace, lines)
+    assert [(e["line"], e["message"]) for e in report["errors"]] == [
+        (1, "Invalid line: not JSON (a string holds a lone UTF-16 surrogate)"),
+        (2, "Invalid line: not JSON (NaN and Infinity are not JSON numbers)"),
+        (
+            3,
+            "Invalid access_count value: 9223372036854775808. "
+            "Input should be less than or equal to 9223372036854775807",
+        ),
+        (
+            4,
+            "Invalid created_at value: '9999-12-31T23:59:59.999-14:00'. "
+            "Must be a moment between years 1 and 9999 in UTC",
+        ),
+        (5, "Invalid line: not JSON (nested deeper than 64 levels)"),
+        (
+            6,
+            "Invalid seq value: 1000000000000000000000000000000. "
+            "Input should be less than or equal to 9223372036854775807",
+        ),
+    ]
+    assert (report["memories"], report["failed"]) == ({"created": 1, "updated": 0}, 6)
+    assert (await memories.get(namespace, keys=["m7"]))["missing"] == []
+
+
 async def test_an_import_never_touches_another_namespace(
     memories: MemoryService, importer: BulkImporter, graph: GraphStore, namespace: str
 ) -> None:

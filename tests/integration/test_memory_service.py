@@ -18,7 +18,7 @@ from service.core.errors import (
     PayloadTooLarge,
 )
 from service.core.memories import LinkFilter, MemoryService
-from service.core.models import LinkSpec, SaveInput, now_utc
+from service.core.models import LinkSpec, SaveInput, UpdateInput, now_utc
 from service.core.save_plan import link_rows
 from service.stores.embeddings import LocalMiniLM, Vectors
 from service.stores.graph_store import GraphStore
@@ -392,6 +392,21 @@ async def test_an_id_in_capitals_is_the_same_id_and_never_reaches_another_namesp
     assert saved["memory"]["id"] == mine
     again = await memories.save(namespace, save_input(id=mine.upper(), content="mine, edited"))
     assert (again["created"], again["memory"]["id"]) == (False, mine)
+
+
+async def test_an_update_with_nulls_leaves_those_fields_as_they_are(
+    memories: MemoryService, namespace: str
+) -> None:
+    await memories.save(namespace, save_input(key="kept", title="T", type="decision", tags=["a"]))
+    nulls = {"content": None, "title": None, "type": None, "tags": None, "metadata": None}
+    updated = await memories.update(namespace, "kept", UpdateInput.model_validate(nulls))
+    memory = updated["memory"]
+    assert (memory["content"], memory["title"], memory["type"], memory["tags"]) == (
+        "some content",
+        "T",
+        "decision",
+        ["a"],
+    )
 
 
 async def test_content_over_the_limit_is_refused_not_truncated(

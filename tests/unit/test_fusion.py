@@ -166,6 +166,18 @@ def test_date_filters_are_inclusive_whole_days() -> None:
     assert moment is not None and moment.isoformat() == "2025-01-10T12:30:00+00:00"
     with pytest.raises(InvalidParameter):
         parse_date("date_from", "last week", end_of_day=False)
+    zoned = parse_date("date_from", "2025-01-10T12:30:00+14:00", end_of_day=False)
+    assert zoned is not None and zoned.isoformat() == "2025-01-09T22:30:00+00:00"
+
+
+@pytest.mark.parametrize("value", ["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00"])
+def test_a_datetime_that_utc_cannot_hold_is_refused_by_name(value: str) -> None:
+    with pytest.raises(InvalidParameter) as caught:
+        parse_date("date_to", value, end_of_day=True)
+    assert caught.value.message == (
+        f"Invalid date_to value: '{value}'. Must be an ISO date (2026-01-10) or datetime "
+        "(2026-01-10T12:00:00Z) within the years 1-9999 in UTC"
+    )
 
 
 def test_python_filter_matches_the_cypher_rules() -> None:

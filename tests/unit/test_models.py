@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, datetime
+from typing import cast
 
 import pytest
 from pydantic import ValidationError
 
+from service.core.errors import invalid_from_validation
 from service.core.models import (
     LinkSpec,
     SaveInput,
@@ -128,3 +131,29 @@ def test_a_link_needs_exactly_one_of_key_or_id() -> None:
 def test_link_weights_outside_zero_to_one_are_refused(weight: float) -> None:
     with pytest.raises(ValidationError):
         LinkSpec(key="a", weight=weight)
+
+
+def lists_nested(levels: int) -> list[object]:
+    """[[[]]] for 3: a list `levels` deep."""
+    return functools.reduce(lambda inner, _: [inner], range(levels - 1), cast(list[object], []))
+
+
+@pytest.mark.parametrize(
+    ("metadata", "reason"),
+    [
+        ({"n": float("nan")}, "NaN and Infinity are not JSON numbers"),
+        ({"n": [float("-inf")]}, "NaN and Infinity are not JSON numbers"),
+        ({"s": "\ud800"}, "a string holds a lone UTF-16 surrogate"),
+        ({"\udc00": 1}, "a name holds a lone UTF-16 surrogate"),
+        ({"d": lists_nested(65)}, "nested deeper than 64 levels"),
+    ],
+)  # fmt: skip
+def test_metadata_no_store_can_hold_is_refused_whatever_the_transport(
+    metadata: dict[str, object], reason: str
+) -> None:
+    with pytest.raises(ValidationError) as caught:
+        SaveInput(content="c", metadata=metadata)
+    assert invalid_from_validation(caught.value.errors()).message.endswith(f". {reason}")
+    assert SaveInput(content="c", metadata={"d": lists_nested(63)}).metadata["d"] == lists_nested(
+        63
+    )

@@ -10,11 +10,12 @@ from fastapi.responses import Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from service.api.http.responses import JSONResponse
+from service.api.http.strict_json import StrictJsonRoute
 from service.api.metrics import observe_readiness
 from service.app import Runtime, RuntimeRef
 from service.core.errors import BackendUnavailable
 
-router = APIRouter(tags=["ops"])
+router = APIRouter(tags=["ops"], route_class=StrictJsonRoute)
 
 
 @router.get("/healthz")
