@@ -16,6 +16,7 @@ from service.config import Settings
 from service.daemon import discovery, lock
 from service.daemon.client import configured_url
 from service.daemon.http_protocol import EnvelopeHttpToolsProtocol
+from service.logs import QuerylessAccessFilter
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,8 @@ def _run(settings: Settings) -> int:
         limit_concurrency=512,
         timeout_graceful_shutdown=10,
     )
+    # uvicorn configures its loggers when the config is made; the filter goes on after that.
+    logging.getLogger("uvicorn.access").addFilter(QuerylessAccessFilter())
     server = DaemonServer(config, settings)
     server.run()
     return 0

@@ -167,3 +167,22 @@ async def test_null_lists_and_objects_are_absent_ones_as_over_mcp() -> None:
     assert got.json() == {"success": True, "memories": [], "missing": ["k"]}
     data = context.runtime.memories.calls[0][2]
     assert (data.tags, data.metadata, data.links, data.supersedes) == ([], {}, [], [])
+
+
+async def test_query_parameters_a_route_does_not_take_are_refused_by_name(
+    http: httpx.AsyncClient,
+) -> None:
+    search = await http.get("/v1/search", params={"query": "q", "sortlinks": "false"})
+    assert (search.status_code, search.json()["message"], search.json()["results"]) == (
+        400,
+        "Invalid sortlinks value: 'false'. Extra inputs are not permitted",
+        [],
+    )
+    timeline = await http.get("/v1/memories/some-key/timeline", params={"windw": "2"})
+    assert (timeline.status_code, timeline.json()["message"], timeline.json()["timeline"]) == (
+        400,
+        "Invalid windw value: '2'. Extra inputs are not permitted",
+        [],
+    )
+    taken = await http.get("/v1/search", params={"query": "q", "sortLinks": "false", "limit": 3})
+    assert taken.status_code == 200

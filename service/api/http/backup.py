@@ -11,13 +11,13 @@ from fastapi.responses import StreamingResponse
 
 from service.api.http.deps import NamespaceQuery, PrincipalDep, RuntimeDep
 from service.api.http.responses import JSONResponse
-from service.api.http.strict_json import StrictJsonRoute
+from service.api.http.strict_requests import StrictRoute
 from service.api.tools import EXPORT_PATH, IMPORT_PATH
 from service.core.backup import export_lines
 from service.core.errors import PayloadTooLarge
 from service.core.jsonl import numbered_lines
 
-router = APIRouter(tags=["backup"], route_class=StrictJsonRoute)
+router = APIRouter(tags=["backup"], route_class=StrictRoute)
 
 
 @router.get(

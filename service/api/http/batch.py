@@ -11,10 +11,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from service.api.http.deps import NamespaceQuery, PrincipalDep, RuntimeDep
 from service.api.http.responses import JSONResponse
-from service.api.http.strict_json import StrictJsonRoute
+from service.api.http.strict_requests import StrictRoute
 from service.api.tools import BATCH_PATH
 
-router = APIRouter(tags=["memories"], route_class=StrictJsonRoute)
+router = APIRouter(tags=["memories"], route_class=StrictRoute)
 
 
 class BatchBody(BaseModel):

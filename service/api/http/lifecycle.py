@@ -16,7 +16,7 @@ from service.api.http.deps import (
     SortLinksQuery,
 )
 from service.api.http.responses import JSONResponse
-from service.api.http.strict_json import StrictJsonRoute
+from service.api.http.strict_requests import StrictRoute
 from service.api.tools import TOOLS
 from service.core.lifecycle import (
     WINDOW_DESCRIPTION,
@@ -26,7 +26,7 @@ from service.core.lifecycle import (
 )
 from service.core.sorting import parse_sort_links
 
-router = APIRouter(tags=["lifecycle"], route_class=StrictJsonRoute)
+router = APIRouter(tags=["lifecycle"], route_class=StrictRoute)
 
 
 class CleanupBody(BaseModel):

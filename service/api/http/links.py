@@ -7,11 +7,11 @@ from pydantic import BaseModel, ConfigDict
 
 from service.api.http.deps import NamespaceQuery, PrincipalDep, RefPath, RuntimeDep, TargetPath
 from service.api.http.responses import JSONResponse
-from service.api.http.strict_json import StrictJsonRoute
+from service.api.http.strict_requests import StrictRoute
 from service.api.tools import TOOLS
 from service.core.models import LinkTypeParam, TermParam, WeightParam
 
-router = APIRouter(tags=["links"], route_class=StrictJsonRoute)
+router = APIRouter(tags=["links"], route_class=StrictRoute)
 LINK = TOOLS["memory_link"]
 
 

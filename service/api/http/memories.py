@@ -15,14 +15,14 @@ from service.api.http.deps import (
     SortLinksQuery,
 )
 from service.api.http.responses import JSONResponse
-from service.api.http.strict_json import StrictJsonRoute
+from service.api.http.strict_requests import StrictRoute
 from service.api.params import NamespaceParam, check_refs
 from service.api.tools import TOOLS
 from service.core.errors import InvalidParameter, NotFound
 from service.core.models import SaveInput, UpdateInput, drop_nulls
 from service.core.sorting import SortLinksParam, parse_sort_links
 
-router = APIRouter(tags=["memories"], route_class=StrictJsonRoute)
+router = APIRouter(tags=["memories"], route_class=StrictRoute)
 
 
 class GetBody(BaseModel):

@@ -16,7 +16,7 @@ from service.api.http.deps import (
     split_values,
 )
 from service.api.http.responses import JSONResponse
-from service.api.http.strict_json import StrictJsonRoute
+from service.api.http.strict_requests import StrictRoute
 from service.api.params import NamespaceParam
 from service.api.tools import TOOLS
 from service.core.models import Flag
@@ -32,8 +32,8 @@ from service.core.search_inputs import (
 )
 from service.core.search_inputs import Query as QueryText
 
-router = APIRouter(tags=["search"], route_class=StrictJsonRoute)
-search_router = APIRouter(tags=["search"], route_class=StrictJsonRoute)
+router = APIRouter(tags=["search"], route_class=StrictRoute)
+search_router = APIRouter(tags=["search"], route_class=StrictRoute)
 
 
 def described(model: type[BaseModel], field: str) -> str | None:
