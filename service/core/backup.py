@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Annotated, Any, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from service.core.batch import BatchSaver
 from service.core.errors import (
@@ -31,6 +31,7 @@ from service.core.models import (
     TermParam,
     WeightParam,
     iso_ms,
+    not_a_flag,
     now_utc,
 )
 from service.core.save_plan import Restored
@@ -57,7 +58,7 @@ class ExportedMemory(BaseModel):
     created_at: Moment
     updated_at: Moment
     accessed_at: Moment
-    access_count: int = Field(ge=0, le=MAX_INT64)
+    access_count: Annotated[int, BeforeValidator(not_a_flag)] = Field(ge=0, le=MAX_INT64)
     superseded_by: MemoryId | None = None
     superseded_at: Moment | None = None
 
@@ -84,7 +85,7 @@ class ExportedLink(BaseModel):
     weight: WeightParam = 0.5
     term: TermParam = None
     created_at: Moment
-    seq: int = Field(ge=-MAX_INT64 - 1, le=MAX_INT64)
+    seq: Annotated[int, BeforeValidator(not_a_flag)] = Field(ge=-MAX_INT64 - 1, le=MAX_INT64)
 
 
 RESTORED_FIELDS = frozenset(ExportedMemory.model_fields) - {"id"}

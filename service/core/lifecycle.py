@@ -8,11 +8,11 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from service.config import Settings
 from service.core.errors import InvalidParameter, NotFound
-from service.core.models import Flag, iso_ms, now_utc
+from service.core.models import Flag, iso_ms, not_a_flag, now_utc
 from service.core.results import (
     CleanupResult,
     MemoryView,
@@ -30,7 +30,7 @@ PAGE = 500
 FULLTEXT_INDEX = "memory_fulltext"
 _EPOCH = datetime(1, 1, 1, tzinfo=UTC)
 
-Window = Annotated[int, Field(ge=1, le=50)]
+Window = Annotated[int, BeforeValidator(not_a_flag), Field(ge=1, le=50)]
 WINDOW_DESCRIPTION = "Memories to show on each side of the anchor (1–50)."
 FORCE_DESCRIPTION = "Evict down to 85% of the budget even when under it."
 DRY_RUN_DESCRIPTION = "Report what would be evicted without deleting anything."

@@ -42,6 +42,14 @@ BYTES_PER_LINK = 64
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _PRIVATE_SPAN = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
 
+
+def not_a_flag(value: object) -> object:
+    """A number parameter never takes true or false, which lax parsing reads as 1 and 0."""
+    if isinstance(value, bool):
+        raise PydanticCustomError("number", "Must be a number, not true or false")
+    return value
+
+
 MemoryKey = Annotated[str, StringConstraints(pattern=KEY_PATTERN)]
 Tag = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 Content = Annotated[str, StringConstraints(min_length=1)]
@@ -49,13 +57,13 @@ Title = Annotated[str, StringConstraints(max_length=512)]
 MemoryType = Annotated[str, StringConstraints(pattern=TYPE_PATTERN)]
 Summary = Annotated[str, StringConstraints(max_length=MAX_SUMMARY_CHARS)]
 Tags = Annotated[list[Tag], Field(max_length=32)]
-Score = Annotated[float, Field(ge=0.0, le=100.0)]
+Score = Annotated[float, BeforeValidator(not_a_flag), Field(ge=0.0, le=100.0)]
 SessionId = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 # Lower-cased: Qdrant reads a UUID point id in any case, so "A1…" and "a1…" must be one id.
 MemoryId = Annotated[str, StringConstraints(pattern=UUID_PATTERN, to_lower=True)]
 LinkType = Annotated[str, StringConstraints(pattern=LINK_TYPE_PATTERN)]
 Term = Annotated[str, StringConstraints(max_length=128)]
-Weight = Annotated[float, Field(ge=0.0, le=1.0)]
+Weight = Annotated[float, BeforeValidator(not_a_flag), Field(ge=0.0, le=1.0)]
 
 
 def in_utc(value: datetime) -> datetime:

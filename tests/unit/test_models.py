@@ -21,6 +21,7 @@ from service.core.models import (
     redact,
     slugify,
 )
+from service.core.search_inputs import RetrieveInput
 
 
 def test_private_spans_are_replaced_by_redacted() -> None:
@@ -157,3 +158,22 @@ def test_metadata_no_store_can_hold_is_refused_whatever_the_transport(
     assert SaveInput(content="c", metadata={"d": lists_nested(63)}).metadata["d"] == lists_nested(
         63
     )
+
+
+def test_numbers_never_take_true_or_false() -> None:
+    refused = [
+        (SaveInput, {"content": "c", "score": True}, "Invalid score value: True"),
+        (
+            SaveInput,
+            {"content": "c", "links": [{"key": "k", "weight": False}]},
+            "Invalid links.0.weight value: False",
+        ),
+        (RetrieveInput, {"query": "q", "limit": True}, "Invalid limit value: True"),
+        (RetrieveInput, {"query": "q", "max_hops": True}, "Invalid max_hops value: True"),
+    ]  # fmt: skip
+    for model, body, start in refused:
+        with pytest.raises(ValidationError) as caught:
+            model.model_validate(body)
+        message = invalid_from_validation(caught.value.errors()).message
+        assert message == f"{start}. Must be a number, not true or false"
+    assert RetrieveInput.model_validate({"query": "q", "limit": "7"}).limit == 7  # a query string
