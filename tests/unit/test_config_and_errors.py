@@ -84,7 +84,9 @@ def test_validation_errors_name_the_parameter_and_the_rule() -> None:
     http_missing = [{"loc": ("body", "query"), "type": "missing", "msg": "Field required"}]
     assert invalid_from_validation(http_missing).message == "Missing required parameter 'query'"
     no_body = [{"loc": ("body",), "type": "missing", "msg": "Field required"}]
-    assert invalid_from_validation(no_body).message == "Missing required parameter 'request'"
+    assert invalid_from_validation(no_body).message == (
+        "Invalid request body: must be a JSON object, sent as application/json"
+    )
 
 
 def test_validation_errors_leave_out_pydantic_branch_names() -> None:
