@@ -4,7 +4,7 @@
 // rolls the transaction back when there are any.
 MATCH (source:Memory {id: $source_id})
 UNWIND $links AS link
-OPTIONAL MATCH (by_id:Memory {id: link.target})
+OPTIONAL MATCH (by_id:Memory {id: toLower(link.target)})
 WHERE by_id.namespace = $namespace
 OPTIONAL MATCH (by_key:Memory {namespace: $namespace, key: link.target})
 WITH source, link, coalesce(by_id, by_key) AS target

@@ -1,16 +1,16 @@
-// memory_get in one round trip: the memories of a namespace named by id ($ids) or by key
+// memory_get in one round trip: the memories of a namespace named by id ($ids, any case) or by key
 // ($keys; a ref asked both ways that is a memory's id does not also resolve as a key), each
 // once with the refs that named it, its access tracking bumped, hydrated as memory_hydrate is
 // (the same projection: a test compares the two views of one memory).
 CALL () {
   UNWIND $ids AS ref
-  MATCH (m:Memory {id: ref})
+  MATCH (m:Memory {id: toLower(ref)})
   WHERE m.namespace = $namespace
   RETURN ref, m
   UNION
   UNWIND $keys AS ref
   MATCH (m:Memory {namespace: $namespace, key: ref})
-  WHERE NOT (ref IN $ids AND EXISTS { MATCH (other:Memory {id: ref}) WHERE other.namespace = $namespace })
+  WHERE NOT (ref IN $ids AND EXISTS { MATCH (other:Memory {id: toLower(ref)}) WHERE other.namespace = $namespace })
   RETURN ref, m
 }
 WITH m, collect(ref) AS refs

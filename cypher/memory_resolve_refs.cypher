@@ -1,6 +1,7 @@
-// Memories of a namespace named by id ($ids) or by key ($keys); index seeks on both branches.
+// Memories of a namespace named by id ($ids, in any case: ids are stored in lower case) or by
+// key ($keys, exactly); index seeks on both branches.
 UNWIND $ids AS ref
-MATCH (m:Memory {id: ref})
+MATCH (m:Memory {id: toLower(ref)})
 WHERE m.namespace = $namespace
 RETURN ref, m.id AS id, m.key AS key
 UNION

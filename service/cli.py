@@ -182,7 +182,7 @@ def _reconcile(settings: Settings, args: argparse.Namespace) -> int:
     from rich.progress import MofNCompleteColumn
 
     from service.app import open_runtime
-    from service.memory_views import progress
+    from service.progress_bars import progress
 
     async def run() -> dict[str, int]:
         # No background indexer: this command refreshes the backlog itself (and its errors stop it).

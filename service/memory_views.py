@@ -7,26 +7,23 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    ProgressColumn,
-    TextColumn,
-    TransferSpeedColumn,
-)
 from rich.table import Table
 
+from service.backup_views import (
+    export_command,
+    import_command,
+    import_shortfall,
+    render_export,
+    render_import,
+)
 from service.remote import Remote, ServiceError
 
 Handler = Callable[[Remote, argparse.Namespace], dict[str, Any]]
 Render = Callable[[Console, dict[str, Any]], None]
-CHUNK = 1 << 20
 
 
 # -- save, get ----------------------------------------------------------------------------
@@ -248,113 +245,6 @@ def render_cleanup(console: Console, result: dict[str, Any]) -> None:
         console.print(f"  {memory_id}")
 
 
-# -- export, import -----------------------------------------------------------------------
-
-
-def export_command(remote: Remote, args: argparse.Namespace) -> dict[str, Any]:
-    lines = remote.download("/v1/export", {"namespace": args.namespace})
-    if args.output is None:
-        last = b""
-        for line in lines:
-            sys.stdout.buffer.write(line)
-            last = line
-        sys.stdout.buffer.flush()
-        return {"success": True, **_end_counts(last)}
-    output: Path = args.output
-    partial = output.with_name(f".{output.name}.partial")
-    try:
-        last = _write_lines(lines, partial)
-        counts = _end_counts(last)
-        partial.replace(output)  # a failed export never touches an earlier file
-    finally:
-        partial.unlink(missing_ok=True)
-    return {"success": True, "file": str(output), **counts}
-
-
-def _write_lines(lines: Iterator[bytes], path: Path) -> bytes:
-    """Write the lines to `path` with a progress bar; the last line."""
-    last = b""
-    try:
-        with _bytes_progress() as bar, path.open("wb") as output:
-            task = bar.add_task("exporting", total=None)
-            for line in lines:
-                output.write(line)
-                bar.advance(task, len(line))
-                last = line
-    except OSError as exc:
-        raise ServiceError("usage", f"Invalid output value: {exc}") from exc
-    return last
-
-
-def _end_counts(last: bytes) -> dict[str, Any]:
-    try:
-        end: dict[str, Any] = json.loads(last)
-    except ValueError:
-        end = {}
-    if not isinstance(end, dict) or end.get("kind") != "end":  # pyright: ignore[reportUnnecessaryIsInstance]
-        raise ServiceError("internal", "the export ended early (no end line)")
-    return {"memories": end.get("memories"), "links": end.get("links")}
-
-
-def render_export(console: Console, result: dict[str, Any]) -> None:
-    where = result.get("file")
-    if where is not None:
-        err = Console(stderr=True)
-        err.print(f"exported {result['memories']} memories, {result['links']} links to {where}")
-    else:
-        print(f"exported {result['memories']} memories, {result['links']} links", file=sys.stderr)
-
-
-def import_command(remote: Remote, args: argparse.Namespace) -> dict[str, Any]:
-    path: Path = args.file
-    if not path.is_file():
-        raise ServiceError("usage", f"Invalid file value: {str(path)!r} is no file")
-    with _bytes_progress() as bar:
-        task = bar.add_task("importing", total=path.stat().st_size)
-        chunks = _read(path, lambda size: bar.advance(task, size))
-        return remote.upload("/v1/import", chunks, {"namespace": args.namespace})
-
-
-def _read(path: Path, advance: Callable[[int], None]) -> Iterator[bytes]:
-    with path.open("rb") as source:
-        while chunk := source.read(CHUNK):
-            advance(len(chunk))
-            yield chunk
-
-
-def render_import(console: Console, result: dict[str, Any]) -> None:
-    memories = result["memories"]
-    console.print(
-        f"memories: {memories['created']} created, {memories['updated']} updated; "
-        f"links: {result['links']}; superseded: {result['superseded']}; "
-        f"failed lines: {result['failed']}"
-    )
-    if result["errors"]:
-        table = Table("line", "error", "message")
-        for error in result["errors"]:
-            table.add_row(str(error["line"]), error["error_type"], error["message"])
-        console.print(table)
-    if not result["complete"]:
-        console.print("[yellow]the file has no end line: it may be cut short[/yellow]")
-
-
-def _bytes_progress() -> Progress:
-    return progress(DownloadColumn(), TransferSpeedColumn())
-
-
-def progress(*columns: ProgressColumn) -> Progress:
-    """A bar on stderr with these columns after it, gone when done; off unless stderr is a
-    terminal."""
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        *columns,
-        console=Console(stderr=True),
-        transient=True,
-        disable=not sys.stderr.isatty(),
-    )
-
-
 def _text(value: Any) -> str:
     if value is None:
         return ""
@@ -377,25 +267,6 @@ ACTIONS: dict[str, tuple[Handler, Render]] = {
 }
 
 
-def import_shortfall(result: dict[str, Any]) -> ServiceError | None:
-    """An import that left lines out is a failure for scripts, though its report is printed."""
-    if result["failed"]:
-        return ServiceError(
-            "incomplete",
-            f"{result['failed']} lines refused (see the report); the others are imported, "
-            "and importing the file again is safe",
-        )
-    if not result["complete"]:
-        return ServiceError("incomplete", "the file has no end line: it may be cut short")
-    return None
-
-
-# Answers that are printed, then still exit as a failure.
-SHORTFALLS: dict[str, Callable[[dict[str, Any]], ServiceError | None]] = {
-    "import": import_shortfall,
-}
-
-
 def run(name: str, remote: Remote, args: argparse.Namespace) -> None:
     """Run one command and print its answer (JSON with `--json`); raise `ServiceError` when the
     answer says the work is incomplete."""
@@ -405,6 +276,5 @@ def run(name: str, remote: Remote, args: argparse.Namespace) -> None:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
         render(Console(soft_wrap=False), result)
-    shortfall = SHORTFALLS.get(name)
-    if shortfall is not None and (problem := shortfall(result)) is not None:
+    if name == "import" and (problem := import_shortfall(result)) is not None:
         raise problem

@@ -27,14 +27,13 @@ from service.core.json_text import NotStorableJson, strict_loads
 from service.core.models import (
     LinkTypeParam,
     MemoryId,
-    Moment,
     TermParam,
     WeightParam,
     iso_ms,
-    not_a_flag,
     now_utc,
 )
 from service.core.save_plan import Restored
+from service.core.scalars import Moment, not_a_flag
 from service.core.supersede import flag_vectors
 from service.stores.graph_store import GraphStore
 

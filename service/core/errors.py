@@ -5,6 +5,7 @@ Every failure a user can see is a `MnemographError`; `error_envelope` turns it i
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from collections.abc import Sequence
@@ -141,8 +142,9 @@ def invalid_from_validation(errors: Sequence[Any]) -> InvalidParameter:
 
 
 def shown_value(value: object) -> str:
-    """A rejected value as an error message shows it: its repr, cut to 80 characters."""
-    shown = repr(value)
+    """A rejected value as an error message shows it: its repr (true, false and null as JSON
+    spells them), cut to 80 characters."""
+    shown = json.dumps(value) if value is None or isinstance(value, bool) else repr(value)
     return shown if len(shown) <= 80 else shown[:77] + "..."
 
 

@@ -10,7 +10,9 @@ import math
 from typing import Any, cast
 
 # Deeper than any memory needs; json.dumps and the drivers recurse once per level.
-MAX_DEPTH = 64
+METADATA_DEPTH = 64
+# A request body or import line: the metadata and what holds it (a batch, its item).
+DOCUMENT_DEPTH = METADATA_DEPTH + 8
 
 
 class NotStorableJson(ValueError):
@@ -18,19 +20,20 @@ class NotStorableJson(ValueError):
 
 
 def strict_loads(text: str | bytes) -> Any:
-    """The JSON value of `text`, or `NotStorableJson`."""
+    """The JSON value of `text` (bytes: UTF-8 only, where json.loads would also guess UTF-16 or
+    UTF-32), or `NotStorableJson`."""
     try:
-        value: Any = json.loads(text)
+        value: Any = json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)
     except RecursionError:
-        raise NotStorableJson(f"nested deeper than {MAX_DEPTH} levels") from None
-    except (ValueError, UnicodeDecodeError) as exc:
+        raise NotStorableJson(f"nested deeper than {DOCUMENT_DEPTH} levels") from None
+    except ValueError as exc:  # UnicodeDecodeError is one
         raise NotStorableJson(str(exc)) from None
-    if (problem := storable_problem(value)) is not None:
+    if (problem := storable_problem(value, DOCUMENT_DEPTH)) is not None:
         raise NotStorableJson(problem)
     return value
 
 
-def storable_problem(value: Any, max_depth: int = MAX_DEPTH) -> str | None:
+def storable_problem(value: Any, max_depth: int) -> str | None:
     """Why a parsed JSON value cannot be stored (a lone surrogate in a string or a name, NaN or
     Infinity, nesting deeper than `max_depth`), or None. Iterative: any depth is safe."""
     pending: list[tuple[Any, int]] = [(value, 1)]

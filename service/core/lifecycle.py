@@ -12,7 +12,7 @@ from pydantic import BeforeValidator, Field
 
 from service.config import Settings
 from service.core.errors import InvalidParameter, NotFound
-from service.core.models import Flag, iso_ms, not_a_flag, now_utc
+from service.core.models import iso_ms, now_utc
 from service.core.results import (
     CleanupResult,
     MemoryView,
@@ -20,6 +20,7 @@ from service.core.results import (
     TimelineItem,
     TimelineResult,
 )
+from service.core.scalars import Flag, not_a_flag
 from service.core.supersede import flag_vectors
 from service.stores.graph_store import GraphStore, Row
 from service.stores.vector_store import VectorStore

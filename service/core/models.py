@@ -16,7 +16,6 @@ from typing import Annotated, Any, Self, cast
 
 from pydantic import (
     AfterValidator,
-    AwareDatetime,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -24,10 +23,9 @@ from pydantic import (
     StringConstraints,
     model_validator,
 )
-from pydantic_core import PydanticCustomError
 
-from service.core.json_text import storable_problem
 from service.core.results import LinkView, MemoryView
+from service.core.scalars import not_a_flag, storable_metadata
 from service.core.sorting import combined_score
 
 KEY_PATTERN = r"^[^\s/\x00-\x1f\x7f-\x9f]{1,512}$"  # no C0 or C1 control
@@ -41,13 +39,6 @@ BYTES_PER_LINK = 64
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _PRIVATE_SPAN = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
-
-
-def not_a_flag(value: object) -> object:
-    """A number parameter never takes true or false, which lax parsing reads as 1 and 0."""
-    if isinstance(value, bool):
-        raise PydanticCustomError("number", "Must be a number, not true or false")
-    return value
 
 
 MemoryKey = Annotated[str, StringConstraints(pattern=KEY_PATTERN)]
@@ -64,33 +55,6 @@ MemoryId = Annotated[str, StringConstraints(pattern=UUID_PATTERN, to_lower=True)
 LinkType = Annotated[str, StringConstraints(pattern=LINK_TYPE_PATTERN)]
 Term = Annotated[str, StringConstraints(max_length=128)]
 Weight = Annotated[float, BeforeValidator(not_a_flag), Field(ge=0.0, le=1.0)]
-
-
-def in_utc(value: datetime) -> datetime:
-    """An aware moment as UTC; one that UTC cannot reach (0001-01-01T00:00+14:00) is refused."""
-    try:
-        return value.astimezone(UTC)
-    except OverflowError:
-        raise PydanticCustomError(
-            "moment", "Must be a moment between years 1 and 9999 in UTC"
-        ) from None
-
-
-# An ISO datetime with its zone, held as UTC (as Neo4j stores it).
-Moment = Annotated[AwareDatetime, AfterValidator(in_utc)]
-
-
-def strict_flag(value: object) -> object:
-    """A boolean parameter takes true or false, or their strings (any case) from a query
-    string: never "yes", 1 or "1", which lax parsing would read as true (as sortLinks, §3)."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-        return value.strip().lower() == "true"
-    raise PydanticCustomError("flag", "Must be true or false")
-
-
-Flag = Annotated[bool, BeforeValidator(strict_flag)]
 
 
 class LinkSpec(BaseModel):
@@ -151,13 +115,6 @@ TagsParam = Annotated[Tags, Field(description="≤ 32 tags of ≤ 64 chars.", ex
 ScoreParam = Annotated[
     Score | None, Field(description="Importance 0–100; null means unknown.", examples=[80])
 ]
-
-
-def storable_metadata(value: dict[str, Any]) -> dict[str, Any]:
-    """Metadata the stores can hold: no NaN or Infinity, no lone surrogate, bounded nesting."""
-    if (problem := storable_problem(value)) is not None:
-        raise PydanticCustomError("metadata", "{problem}", {"problem": problem})
-    return value
 
 
 MetadataParam = Annotated[

@@ -12,7 +12,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 
 from service.core.errors import InvalidParameter
-from service.core.models import TYPE_PATTERN, Flag, MemoryType, Score, Tag, not_a_flag
+from service.core.models import TYPE_PATTERN, MemoryType, Score, Tag
+from service.core.scalars import Flag, not_a_flag
 from service.core.sorting import SortLinksParam
 
 MAX_QUERY_CHARS = 10_000

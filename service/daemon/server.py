@@ -55,6 +55,13 @@ def serve(settings: Settings) -> int:
 
 
 def _run(settings: Settings) -> int:
+    server = DaemonServer(uvicorn_config(settings), settings)
+    server.run()
+    return 0
+
+
+def uvicorn_config(settings: Settings) -> uvicorn.Config:
+    """The server's configuration, with the access log's query strings cut off."""
     config = uvicorn.Config(
         create_app(settings),
         host=settings.http.host,
@@ -67,6 +74,4 @@ def _run(settings: Settings) -> int:
     )
     # uvicorn configures its loggers when the config is made; the filter goes on after that.
     logging.getLogger("uvicorn.access").addFilter(QuerylessAccessFilter())
-    server = DaemonServer(config, settings)
-    server.run()
-    return 0
+    return config

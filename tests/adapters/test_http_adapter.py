@@ -87,9 +87,12 @@ DEEP = "[" * 950 + "]" * 950
         (b'{"content": "x", "metadata": {"n": 1e400}}', "application/json",
          "JSON decode error (NaN and Infinity are not JSON numbers)"),
         (f'{{"content": "x", "metadata": {{"d": {DEEP}}}}}'.encode(), "application/json",
-         "JSON decode error (nested deeper than 64 levels)"),
+         "JSON decode error (nested deeper than 72 levels)"),
         (b'{"content": "\xff"}', "application/json",
          "JSON decode error ('utf-8' codec can't decode byte 0xff in position 13: invalid start "
+         "byte)"),
+        ('{"content": "x"}'.encode("utf-16"), "application/json",
+         "JSON decode error ('utf-8' codec can't decode byte 0xff in position 0: invalid start "
          "byte)"),
         (b'{"content": "x"}', "text/plain", "must be a JSON object, sent as application/json"),
         (b"", "application/json", "must be a JSON object, sent as application/json"),
@@ -186,3 +189,31 @@ async def test_query_parameters_a_route_does_not_take_are_refused_by_name(
     )
     taken = await http.get("/v1/search", params={"query": "q", "sortLinks": "false", "limit": 3})
     assert taken.status_code == 200
+
+
+def nested_metadata(levels: int) -> dict[str, object]:
+    """Metadata `levels` deep, itself the first level: {"d": {"d": ... {}}}."""
+    metadata: dict[str, object] = {}
+    for _ in range(levels - 1):
+        metadata = {"d": metadata}
+    return metadata
+
+
+async def test_metadata_nests_64_levels_on_every_route_and_no_deeper(
+    http: httpx.AsyncClient,
+) -> None:
+    deepest = nested_metadata(64)
+    saved = await http.post("/v1/memories", json={"content": "x", "metadata": deepest})
+    batch = await http.post(
+        "/v1/memories/batch", json={"memories": [{"content": "y", "metadata": deepest}]}
+    )
+    assert (saved.status_code, batch.json()["results"][0]["success"]) == (201, True)
+    deeper = await http.post("/v1/memories", json={"content": "x", "metadata": nested_metadata(65)})
+    assert (
+        deeper.status_code,
+        deeper.json()["message"].startswith("Invalid metadata value: "),
+    ) == (
+        400,
+        True,
+    )
+    assert deeper.json()["message"].endswith(". nested deeper than 64 levels")

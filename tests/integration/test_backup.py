@@ -321,7 +321,7 @@ async def test_lines_no_store_can_hold_fail_alone(
             "Invalid created_at value: '9999-12-31T23:59:59.999-14:00'. "
             "Must be a moment between years 1 and 9999 in UTC",
         ),
-        (5, "Invalid line: not JSON (nested deeper than 64 levels)"),
+        (5, "Invalid line: not JSON (nested deeper than 72 levels)"),
         (
             6,
             "Invalid seq value: 1000000000000000000000000000000. "

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from service.config import Settings
 from service.core.bulk import BulkImporter
 from service.core.errors import (
     Conflict,
@@ -23,6 +24,7 @@ from service.core.save_plan import link_rows
 from service.stores.embeddings import LocalMiniLM, Vectors
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore, VectorFilter
+from tests.browser_graph import open_driver
 from tests.integration.marks import service_with_marks
 
 
@@ -392,6 +394,39 @@ async def test_an_id_in_capitals_is_the_same_id_and_never_reaches_another_namesp
     assert saved["memory"]["id"] == mine
     again = await memories.save(namespace, save_input(id=mine.upper(), content="mine, edited"))
     assert (again["created"], again["memory"]["id"]) == (False, mine)
+    got = await memories.get(namespace, ids=[mine.upper()])
+    assert ([m["id"] for m in got["memories"]], got["missing"]) == ([mine], [])
+    linked = await memories.save(namespace, save_input(links=[{"id": mine.upper()}]))
+    assert [link["id"] for link in linked["memory"]["links"]] == [mine]
+
+
+async def test_ids_stored_in_capitals_are_lower_cased_by_the_migration(
+    graph: GraphStore, settings: Settings, namespace: str
+) -> None:
+    upper, twin = str(uuid.uuid4()).upper(), str(uuid.uuid4())
+    async with open_driver(settings.neo4j) as driver:
+        await driver.execute_query(
+            "CREATE (:Memory {id: $upper, namespace: $ns, key: $ns + '-a'}), "
+            "(:Memory {id: $twin, namespace: $ns, key: $ns + '-b', superseded_by: $upper}), "
+            "(:Memory {id: toUpper($twin), namespace: $ns, key: $ns + '-c'})",
+            upper=upper,
+            twin=twin,
+            ns=namespace,
+        )
+        await driver.execute_query(
+            "MATCH (s:SchemaMigration {name: '007_memory_ids_lower_case'}) DELETE s"
+        )
+        assert await graph.migrate() == ["007_memory_ids_lower_case"]
+        records, _, _ = await driver.execute_query(
+            "MATCH (m:Memory {namespace: $ns}) RETURN m.key AS key, m.id AS id, "
+            "m.superseded_by AS superseded_by ORDER BY key",
+            ns=namespace,
+        )
+    assert [tuple(r.values()) for r in records] == [
+        (f"{namespace}-a", upper.lower(), None),
+        (f"{namespace}-b", twin, upper.lower()),
+        (f"{namespace}-c", twin.upper(), None),  # its lower-case form is taken: left as it was
+    ]
 
 
 async def test_an_update_with_nulls_leaves_those_fields_as_they_are(

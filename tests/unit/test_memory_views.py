@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from service.memory_views import import_shortfall, without_final_line_break
+from service.backup_views import import_shortfall
+from service.memory_views import without_final_line_break
 
 
 def test_piped_text_loses_only_the_line_break_that_ends_it() -> None:
@@ -24,6 +25,8 @@ def test_an_import_is_a_failure_when_lines_were_refused_or_the_end_line_is_missi
         "again is safe",
         1,
     )
+    one = import_shortfall({"failed": 1, "complete": True})
+    assert one is not None and one.message.startswith("1 line refused (see the report);")
     cut = import_shortfall({"failed": 0, "complete": False})
     assert cut is not None
     assert (cut.message, cut.exit_code) == ("the file has no end line: it may be cut short", 1)

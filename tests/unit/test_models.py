@@ -162,14 +162,14 @@ def test_metadata_no_store_can_hold_is_refused_whatever_the_transport(
 
 def test_numbers_never_take_true_or_false() -> None:
     refused = [
-        (SaveInput, {"content": "c", "score": True}, "Invalid score value: True"),
+        (SaveInput, {"content": "c", "score": True}, "Invalid score value: true"),
         (
             SaveInput,
             {"content": "c", "links": [{"key": "k", "weight": False}]},
-            "Invalid links.0.weight value: False",
+            "Invalid links.0.weight value: false",
         ),
-        (RetrieveInput, {"query": "q", "limit": True}, "Invalid limit value: True"),
-        (RetrieveInput, {"query": "q", "max_hops": True}, "Invalid max_hops value: True"),
+        (RetrieveInput, {"query": "q", "limit": True}, "Invalid limit value: true"),
+        (RetrieveInput, {"query": "q", "max_hops": True}, "Invalid max_hops value: true"),
     ]  # fmt: skip
     for model, body, start in refused:
         with pytest.raises(ValidationError) as caught:

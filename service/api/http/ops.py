@@ -10,12 +10,11 @@ from fastapi.responses import Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from service.api.http.responses import JSONResponse
-from service.api.http.strict_requests import StrictRoute
 from service.api.metrics import observe_readiness
 from service.app import Runtime, RuntimeRef
 from service.core.errors import BackendUnavailable
 
-router = APIRouter(tags=["ops"], route_class=StrictRoute)
+router = APIRouter(tags=["ops"])  # probes: cache-busters and scrape params are harmless
 
 
 @router.get("/healthz")

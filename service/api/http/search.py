@@ -19,7 +19,7 @@ from service.api.http.responses import JSONResponse
 from service.api.http.strict_requests import StrictRoute
 from service.api.params import NamespaceParam
 from service.api.tools import TOOLS
-from service.core.models import Flag
+from service.core.scalars import Flag
 from service.core.search_inputs import (
     FulltextInput,
     Limit,

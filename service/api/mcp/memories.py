@@ -15,7 +15,6 @@ from service.api.tools import TOOLS
 from service.core.errors import InvalidParameter
 from service.core.models import (
     ContentParam,
-    Flag,
     IdParam,
     KeyParam,
     LinksParam,
@@ -32,6 +31,7 @@ from service.core.models import (
     TypeParam,
     WeightParam,
 )
+from service.core.scalars import Flag
 from service.core.sorting import SortLinksParam, parse_sort_links
 
 Ids = Annotated[

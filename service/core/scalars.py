@@ -1,0 +1,54 @@
+"""Validators of single values where lax parsing would change what a caller sent: booleans
+that take only true or false, numbers that refuse them, moments UTC can hold, and metadata the
+stores can hold."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, AwareDatetime, BeforeValidator
+from pydantic_core import PydanticCustomError
+
+from service.core.json_text import METADATA_DEPTH, storable_problem
+
+
+def strict_flag(value: object) -> object:
+    """A boolean parameter takes true or false, or their strings (any case) from a query
+    string: never "yes", 1 or "1", which lax parsing would read as true (as sortLinks, §3)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise PydanticCustomError("flag", "Must be true or false")
+
+
+Flag = Annotated[bool, BeforeValidator(strict_flag)]
+
+
+def not_a_flag(value: object) -> object:
+    """A number parameter never takes true or false, which lax parsing reads as 1 and 0."""
+    if isinstance(value, bool):
+        raise PydanticCustomError("number", "Must be a number, not true or false")
+    return value
+
+
+def in_utc(value: datetime) -> datetime:
+    """An aware moment as UTC; one that UTC cannot reach (0001-01-01T00:00+14:00) is refused."""
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise PydanticCustomError(
+            "moment", "Must be a moment between years 1 and 9999 in UTC"
+        ) from None
+
+
+# An ISO datetime with its zone, held as UTC (as Neo4j stores it).
+Moment = Annotated[AwareDatetime, AfterValidator(in_utc)]
+
+
+def storable_metadata(value: dict[str, Any]) -> dict[str, Any]:
+    """Metadata the stores can hold: no NaN or Infinity, no lone surrogate, bounded nesting."""
+    if (problem := storable_problem(value, METADATA_DEPTH)) is not None:
+        raise PydanticCustomError("metadata", "{problem}", {"problem": problem})
+    return value
