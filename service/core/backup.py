@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, cast
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from service.core.batch import BatchSaver
 from service.core.errors import (
@@ -33,7 +33,7 @@ from service.core.models import (
     now_utc,
 )
 from service.core.save_plan import Restored
-from service.core.scalars import Moment, not_a_flag
+from service.core.scalars import Moment, NotAFlag
 from service.core.supersede import flag_vectors
 from service.stores.graph_store import GraphStore
 
@@ -57,7 +57,7 @@ class ExportedMemory(BaseModel):
     created_at: Moment
     updated_at: Moment
     accessed_at: Moment
-    access_count: Annotated[int, BeforeValidator(not_a_flag)] = Field(ge=0, le=MAX_INT64)
+    access_count: Annotated[int, NotAFlag] = Field(ge=0, le=MAX_INT64)
     superseded_by: MemoryId | None = None
     superseded_at: Moment | None = None
 
@@ -84,7 +84,7 @@ class ExportedLink(BaseModel):
     weight: WeightParam = 0.5
     term: TermParam = None
     created_at: Moment
-    seq: Annotated[int, BeforeValidator(not_a_flag)] = Field(ge=-MAX_INT64 - 1, le=MAX_INT64)
+    seq: Annotated[int, NotAFlag] = Field(ge=-MAX_INT64 - 1, le=MAX_INT64)
 
 
 RESTORED_FIELDS = frozenset(ExportedMemory.model_fields) - {"id"}

@@ -141,6 +141,14 @@ def invalid_from_validation(errors: Sequence[Any]) -> InvalidParameter:
     )
 
 
+def unknown_parameter(name: str, value: object) -> InvalidParameter:
+    """A parameter the tool does not take, refused by name on either transport (never ignored:
+    a misspelt `sortlinks` must not quietly leave the default in force)."""
+    return InvalidParameter(
+        f"Invalid {name} value: {shown_value(value)}. Extra inputs are not permitted"
+    )
+
+
 def shown_value(value: object) -> str:
     """A rejected value as an error message shows it: its repr (true, false and null as JSON
     spells them), cut to 80 characters."""

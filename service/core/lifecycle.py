@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, Field
+from pydantic import Field
 
 from service.config import Settings
 from service.core.errors import InvalidParameter, NotFound
@@ -20,7 +20,7 @@ from service.core.results import (
     TimelineItem,
     TimelineResult,
 )
-from service.core.scalars import Flag, not_a_flag
+from service.core.scalars import Flag, NotAFlag
 from service.core.supersede import flag_vectors
 from service.stores.graph_store import GraphStore, Row
 from service.stores.vector_store import VectorStore
@@ -31,7 +31,7 @@ PAGE = 500
 FULLTEXT_INDEX = "memory_fulltext"
 _EPOCH = datetime(1, 1, 1, tzinfo=UTC)
 
-Window = Annotated[int, BeforeValidator(not_a_flag), Field(ge=1, le=50)]
+Window = Annotated[int, NotAFlag, Field(ge=1, le=50)]
 WINDOW_DESCRIPTION = "Memories to show on each side of the anchor (1–50)."
 FORCE_DESCRIPTION = "Evict down to 85% of the budget even when under it."
 DRY_RUN_DESCRIPTION = "Report what would be evicted without deleting anything."

@@ -17,7 +17,6 @@ from typing import Annotated, Any, Self, cast
 from pydantic import (
     AfterValidator,
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Field,
     StringConstraints,
@@ -25,7 +24,7 @@ from pydantic import (
 )
 
 from service.core.results import LinkView, MemoryView
-from service.core.scalars import not_a_flag, storable_metadata
+from service.core.scalars import NotAFlag, storable_metadata
 from service.core.sorting import combined_score
 
 KEY_PATTERN = r"^[^\s/\x00-\x1f\x7f-\x9f]{1,512}$"  # no C0 or C1 control
@@ -40,7 +39,6 @@ BYTES_PER_LINK = 64
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _PRIVATE_SPAN = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
 
-
 MemoryKey = Annotated[str, StringConstraints(pattern=KEY_PATTERN)]
 Tag = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 Content = Annotated[str, StringConstraints(min_length=1)]
@@ -48,13 +46,13 @@ Title = Annotated[str, StringConstraints(max_length=512)]
 MemoryType = Annotated[str, StringConstraints(pattern=TYPE_PATTERN)]
 Summary = Annotated[str, StringConstraints(max_length=MAX_SUMMARY_CHARS)]
 Tags = Annotated[list[Tag], Field(max_length=32)]
-Score = Annotated[float, BeforeValidator(not_a_flag), Field(ge=0.0, le=100.0)]
+Score = Annotated[float, NotAFlag, Field(ge=0.0, le=100.0)]
 SessionId = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 # Lower-cased: Qdrant reads a UUID point id in any case, so "A1…" and "a1…" must be one id.
 MemoryId = Annotated[str, StringConstraints(pattern=UUID_PATTERN, to_lower=True)]
 LinkType = Annotated[str, StringConstraints(pattern=LINK_TYPE_PATTERN)]
 Term = Annotated[str, StringConstraints(max_length=128)]
-Weight = Annotated[float, BeforeValidator(not_a_flag), Field(ge=0.0, le=1.0)]
+Weight = Annotated[float, NotAFlag, Field(ge=0.0, le=1.0)]
 
 
 class LinkSpec(BaseModel):
@@ -115,8 +113,6 @@ TagsParam = Annotated[Tags, Field(description="≤ 32 tags of ≤ 64 chars.", ex
 ScoreParam = Annotated[
     Score | None, Field(description="Importance 0–100; null means unknown.", examples=[80])
 ]
-
-
 MetadataParam = Annotated[
     dict[str, Any],
     AfterValidator(storable_metadata),

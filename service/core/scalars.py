@@ -33,6 +33,10 @@ def not_a_flag(value: object) -> object:
     return value
 
 
+# For a number parameter: Annotated[int, NotAFlag, Field(...)].
+NotAFlag = BeforeValidator(not_a_flag)
+
+
 def in_utc(value: datetime) -> datetime:
     """An aware moment as UTC; one that UTC cannot reach (0001-01-01T00:00+14:00) is refused."""
     try:

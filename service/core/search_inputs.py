@@ -9,20 +9,20 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from service.core.errors import InvalidParameter
 from service.core.models import TYPE_PATTERN, MemoryType, Score, Tag
-from service.core.scalars import Flag, not_a_flag
+from service.core.scalars import Flag, NotAFlag
 from service.core.sorting import SortLinksParam
 
 MAX_QUERY_CHARS = 10_000
 SORT_BY_VALUES = ("timestamp", "relevance")
 
 Query = Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS)]
-Limit = Annotated[int, BeforeValidator(not_a_flag), Field(ge=1, le=100)]
-Offset = Annotated[int, BeforeValidator(not_a_flag), Field(ge=0, le=10_000)]
-MaxHops = Annotated[int, BeforeValidator(not_a_flag), Field(ge=1, le=5)]
+Limit = Annotated[int, NotAFlag, Field(ge=1, le=100)]
+Offset = Annotated[int, NotAFlag, Field(ge=0, le=10_000)]
+MaxHops = Annotated[int, NotAFlag, Field(ge=1, le=5)]
 SearchMode = Literal["hybrid", "bm25", "vector"]
 RetrieveMode = Literal["hybrid", "vector", "graph", "keyword", "kv"]
 Operator = Literal["AND", "OR"]

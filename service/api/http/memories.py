@@ -32,16 +32,15 @@ class GetBody(BaseModel):
 
     ids: list[str] = Field(default_factory=list[str], description="Memory ids.")
     keys: list[str] = Field(default_factory=list[str], description="Memory keys.")
+    key: str | None = Field(default=None, description="One memory key.")
+    sortLinks: SortLinksParam = None
+    namespace: NamespaceParam = None
 
     @model_validator(mode="before")
     @classmethod
     def null_means_absent(cls, data: Any) -> Any:
         """Null ids or keys are absent ones, as over MCP."""
         return drop_nulls(data, ("ids", "keys"))
-
-    key: str | None = Field(default=None, description="One memory key.")
-    sortLinks: SortLinksParam = None
-    namespace: NamespaceParam = None
 
 
 @router.post(

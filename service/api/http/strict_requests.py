@@ -16,7 +16,7 @@ from fastapi import Request, Response
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 
-from service.core.errors import InvalidParameter, shown_value
+from service.core.errors import unknown_parameter
 from service.core.json_text import NotStorableJson, strict_loads
 
 
@@ -43,10 +43,7 @@ class StrictRoute(APIRoute):
         async def strict(request: Request) -> Response:
             for name, value in request.query_params.multi_items():
                 if name not in known:
-                    raise InvalidParameter(
-                        f"Invalid {name} value: {shown_value(value)}. "
-                        "Extra inputs are not permitted"
-                    )
+                    raise unknown_parameter(name, value)
             return await handler(StrictJsonRequest(request.scope, request.receive))
 
         return strict

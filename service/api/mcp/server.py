@@ -26,7 +26,7 @@ from service.core.errors import (
     RequestTimeout,
     error_envelope,
     invalid_from_validation,
-    shown_value,
+    unknown_parameter,
 )
 from service.logs import REQUEST_ID
 
@@ -110,8 +110,7 @@ class EnvelopeMCPServer(MCPServer[Any]):
         extra = next((argument for argument in arguments if argument not in known), None)
         if extra is None:
             return None
-        shown = shown_value(arguments[extra])
-        return InvalidParameter(f"Invalid {extra} value: {shown}. Extra inputs are not permitted")
+        return unknown_parameter(extra, arguments[extra])
 
 
 def build_mcp_server(
