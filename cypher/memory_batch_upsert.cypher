@@ -23,6 +23,7 @@ SET m.namespace = $namespace,
     m.session_id = row.session_id,
     m.size_bytes = row.size_bytes,
     m.updated_at = $now,
+    m.vector_store = $vector_store,
     m.vector_state = CASE WHEN NOT changed AND m.vector_state = 'ok' THEN 'ok' ELSE 'pending' END,
     m.content_hash = row.content_hash
 FOREACH (flip IN CASE WHEN row.restore IS NOT NULL

@@ -32,7 +32,7 @@ CALL (m) {
   RETURN collect(CASE WHEN old IS NULL THEN null
     ELSE {id: old.id, content_hash: old.content_hash, was_synced: was_synced} END) AS restored
 }
-// The contexts that read it (context_pending) lose its text and its links.
+// The contexts that read it (context_claim) lose its text and its links.
 CALL (m) {
   // @include mark_text_readers
 }

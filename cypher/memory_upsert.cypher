@@ -1,6 +1,7 @@
 // Create or update one memory; vector_state is pending until Qdrant has its vector ($pending:
 // 'pending:' and a token of this save, which any later writer's plain 'pending' replaces), and
-// context_state until the context indexer has refreshed its graph-contextual text.
+// context_state until the context indexer has refreshed its graph-contextual text; vector_store
+// names the vector storage written to (its background work is for processes writing there).
 MERGE (m:Memory {id: $id})
 ON CREATE SET m.created_at = $created_at, m.accessed_at = $created_at, m.access_count = 0
 WITH m, coalesce(m.content_hash, '') <> $content_hash AS changed,
@@ -19,6 +20,7 @@ SET m.namespace = $namespace,
     m.text_sha256 = $text_sha256,
     m.size_bytes = $size_bytes,
     m.updated_at = $now,
+    m.vector_store = $vector_store,
     m.vector_state = CASE WHEN m.content_hash = $content_hash AND m.vector_state = 'ok' THEN 'ok' ELSE $pending END,
     m.content_hash = $content_hash
 // The namespace's counters (memory_stats): one more memory, or the size difference.
@@ -30,7 +32,7 @@ CALL (m, created, old_size) {
       s.links = coalesce(s.links, 0)
   RETURN s.size_bytes + 64 * s.links AS db_size_bytes
 }
-// A changed text changes its own context and every context that reads it (context_pending):
+// A changed text changes its own context and every context that reads it (context_claim):
 // its neighbours', and theirs through neighbours of at most 5 links.
 WITH m, changed, db_size_bytes
 CALL (m, changed) {

@@ -27,6 +27,7 @@ from service.stores.graph_store import CypherLibrary, GraphStore
 from service.stores.neo4j_local import LocalNeo4j
 from service.stores.vector_health import SelfHealingVectorStore
 from service.stores.vector_store import (
+    CollectionLayout,
     EdgeVectorStore,
     ServerVectorStore,
     VectorStore,
@@ -84,7 +85,12 @@ def build_vector_store(
     if settings.qdrant.url:
         api_key = settings.qdrant.api_key.get_secret_value() or None
         client = AsyncQdrantClient(url=settings.qdrant.url, api_key=api_key, timeout=10)
-        return ServerVectorStore(client, collection, dimensions)
+        layout = CollectionLayout(
+            settings.qdrant.shards,
+            settings.qdrant.replication_factor,
+            settings.qdrant.write_consistency_factor,
+        )
+        return ServerVectorStore(client, collection, dimensions, layout)
     return SelfHealingVectorStore(
         EdgeVectorStore(settings.data_dir / "qdrant" / collection, dimensions)
     )

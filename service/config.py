@@ -76,6 +76,18 @@ class QdrantSettings(BaseModel):
     startup_timeout_s: float = Field(
         default=30.0, gt=0, description="Seconds to wait for Qdrant to answer at start-up."
     )
+    shards: int = Field(
+        default=1, ge=1, le=1024, description="Shards of a collection the service creates."
+    )
+    replication_factor: int = Field(
+        default=1, ge=1, le=16, description="Copies of each shard (a cluster's peers)."
+    )
+    write_consistency_factor: int = Field(
+        default=1,
+        ge=1,
+        le=16,
+        description="Replicas that must apply a write before it is acknowledged.",
+    )
 
 
 class EmbeddingSettings(BaseModel):

@@ -1,11 +1,12 @@
 """Test session: a real Neo4j (started here on free ports, or MNEMO_TEST_NEO4J_URI), the real
-embedder, Qdrant Edge and qdrant-client local mode; every test gets a fresh namespace."""
+embedder, Qdrant Edge and a real Qdrant server process; every test gets a fresh namespace."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import CypherLibrary, GraphStore
 from service.stores.neo4j_local import LocalNeo4j, free_port
 from service.stores.vector_store import EdgeVectorStore, ServerVectorStore
+from tests.qdrant_process import QdrantPeer
 
 
 @pytest.fixture(scope="session")
@@ -114,14 +116,38 @@ def namespace() -> str:
     return f"t-{uuid.uuid4().hex[:12]}"
 
 
-@pytest_asyncio.fixture
-async def server_store(tmp_path: Path) -> AsyncIterator[ServerVectorStore]:
-    """The server engine against qdrant-client local mode (mirrors the server API)."""
-    client = AsyncQdrantClient(path=str(tmp_path / "qdrant-local"))
-    store = ServerVectorStore(client, "memories__test", 384)
+@pytest.fixture(scope="session")
+def qdrant_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QdrantPeer]:
+    """A real Qdrant server for the whole session (free ports, own storage, an API key)."""
+    peer = QdrantPeer(tmp_path_factory.mktemp("qdrant-server"), api_key="test-qdrant-key")
+    peer.start()
+    try:
+        yield peer
+    finally:
+        peer.stop()
+
+
+@contextlib.asynccontextmanager
+async def fresh_collection(
+    peer: QdrantPeer, dimensions: int = 384
+) -> AsyncGenerator[ServerVectorStore]:
+    """The server engine on a collection of its own, dropped afterwards."""
+    collection = f"memories__test_{uuid.uuid4().hex[:12]}"
+    client = AsyncQdrantClient(url=peer.url, api_key=peer.api_key or None)
+    store = ServerVectorStore(client, collection, dimensions)
     await store.open()
-    yield store
-    await store.close()
+    try:
+        yield store
+    finally:
+        await client.delete_collection(collection)
+        await store.close()
+
+
+@pytest_asyncio.fixture
+async def server_store(qdrant_server: QdrantPeer) -> AsyncIterator[ServerVectorStore]:
+    """The server engine on a fresh collection of the session's Qdrant server."""
+    async with fresh_collection(qdrant_server) as store:
+        yield store
 
 
 @pytest_asyncio.fixture(scope="session")

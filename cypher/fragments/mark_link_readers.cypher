@@ -1,5 +1,5 @@
 // Marks for refresh the contexts that read the links of `source` and `target` through an end of
-// at most 5 links (context_pending).
+// at most 5 links (context_claim).
 CALL (source, target) {
   UNWIND [source, target] AS side
   MATCH (side)-[:LINK]-(n:Memory)

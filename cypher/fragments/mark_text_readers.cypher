@@ -1,4 +1,4 @@
-// Marks for refresh every context that reads the text of `m` (context_pending): its
+// Marks for refresh every context that reads the text of `m` (context_claim): its
 // neighbours', and theirs through neighbours of at most 5 links.
 MATCH (m)-[:LINK]-(n:Memory)
 OPTIONAL MATCH (n)-[:LINK]-(far:Memory)

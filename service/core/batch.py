@@ -155,6 +155,7 @@ class BatchSaver:
         rows = await tx.run(
             "memory_batch_upsert",
             namespace=namespace,
+            vector_store=self.vectors.store_id,
             now=now_utc(),
             rows=[bulk_row(p.plan, p.restored) for p in planner.planned],
         )

@@ -113,7 +113,11 @@ class BulkImporter:
         ]
         vectors = await self.embedder.embed([plan.vector_text for plan in plans])
         rows = await self.graph.write(
-            "memory_bulk_upsert", namespace=namespace, now=now, rows=[bulk_row(p) for p in plans]
+            "memory_bulk_upsert",
+            namespace=namespace,
+            vector_store=self.vectors.store_id,
+            now=now,
+            rows=[bulk_row(p) for p in plans],
         )
         stored_ids = {row["key"]: row["id"] for row in rows}
         superseded = {row["id"] for row in rows if row["superseded"]}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import uuid
 from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import Any
 
@@ -26,6 +27,7 @@ BATCH = 64
 MAX_PART_CHARS = 600
 FAR_TEXT_CHARS = 1200
 IDLE_S = 0.2
+LEASE_S = 60.0
 
 Part = tuple[int, str]
 
@@ -50,7 +52,11 @@ def context_text(own: Part, near: Sequence[Part], far: Sequence[Part] = ()) -> s
 class ContextIndex:
     """Refreshes pending context representations in batches and keeps their vectors: with a
     `source` store (the memories' own vectors), the normalised mean of a memory's vector and its
-    neighbours' (no model run); without, the embedding of the context text."""
+    neighbours' (no model run); without, the embedding of the context text.
+
+    Work is claimed in Neo4j, leased for `lease_s`, and only for the memories saved to `owner`
+    (the memories' vector storage this process writes to): replicas sharing that storage split
+    the backlog, and a process with other storage never takes it."""
 
     def __init__(
         self,
@@ -59,14 +65,18 @@ class ContextIndex:
         embedder: Embedder,
         neighbours: int,
         hops: int,
+        owner: VectorStore,
         source: VectorStore | None = None,
+        lease_s: float = LEASE_S,
     ) -> None:
         self.graph = graph
         self.vectors = vectors
         self.embedder = embedder
         self.neighbours = neighbours
         self.hops = hops
+        self.owner = owner
         self.source = source
+        self.lease_s = lease_s
 
     @classmethod
     def configured(
@@ -81,14 +91,19 @@ class ContextIndex:
         mean context vector)."""
         source = vectors if search.context_vector == "mean" else None
         return cls(
-            graph, context_vectors, embedder, search.context_neighbours, search.context_hops, source
+            graph,
+            context_vectors,
+            embedder,
+            search.context_neighbours,
+            search.context_hops,
+            owner=vectors,
+            source=source,
         )
 
     async def refresh(self, limit: int = BATCH) -> int:
-        """Refresh up to `limit` pending memories; returns how many were refreshed."""
-        rows = await self.graph.read(
-            "context_pending", limit=limit, neighbours=self.neighbours, hops=self.hops
-        )
+        """Claim and refresh up to `limit` pending memories; returns how many were refreshed."""
+        lease = uuid.uuid4().hex
+        rows = await self.claim(lease, limit)
         if not rows:
             return 0
         texts = [_row_text(row) for row in rows]
@@ -98,8 +113,20 @@ class ContextIndex:
             {"id": row["id"], "seq": row["seq"], "text": text}
             for row, text in zip(rows, texts, strict=True)
         ]
-        await self.graph.write("context_mark_synced", items=items)
+        await self.graph.write("context_mark_synced", lease=lease, items=items)
         return len(rows)
+
+    async def claim(self, lease: str, limit: int) -> list[dict[str, Any]]:
+        """Lease up to `limit` pending memories of this process's storage under `lease`."""
+        return await self.graph.write(
+            "context_claim",
+            vector_store=self.owner.store_id,
+            lease=lease,
+            lease_ms=int(self.lease_s * 1000),
+            limit=limit,
+            neighbours=self.neighbours,
+            hops=self.hops,
+        )
 
     async def _vectors(
         self, rows: Sequence[dict[str, Any]], texts: Sequence[str]
@@ -174,7 +201,7 @@ def mean_vector(
 
 
 def _row_text(row: dict[str, Any]) -> str:
-    """A context_pending row's text; each neighbour is [ms, title, content, id, links away]."""
+    """A context_claim row's text; each neighbour is [ms, title, content, id, links away]."""
     own = (epoch_ms(row["created_at"]), embedding_text(row["title"], row["content"] or ""))
     near: list[Part] = []
     far: list[Part] = []

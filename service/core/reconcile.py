@@ -58,7 +58,8 @@ class Reconciler:
 
     async def _finish_pending_vectors(self) -> int:
         written = 0
-        while rows := await self.graph.read("vector_pending", limit=BATCH):
+        store = self.vectors.store_id
+        while rows := await self.graph.read("vector_pending", limit=BATCH, vector_store=store):
             texts = [embedding_text(row["title"] or "", row["content"] or "") for row in rows]
             vectors = await self.embedder.embed(texts)
             points = [row_point(row, vectors[i]) for i, row in enumerate(rows)]

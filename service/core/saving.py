@@ -177,6 +177,7 @@ class MemorySaver:
         rows = await tx.run(
             "memory_upsert",
             pending=pending,
+            vector_store=self.vectors.store_id,
             id=plan.id,
             now=now_utc(),
             created_at=plan.created_at,

@@ -42,6 +42,10 @@ class SelfHealingVectorStore:
         self._generation = 0
         self._reopening = asyncio.Lock()
 
+    @property
+    def store_id(self) -> str:
+        return self.inner.store_id
+
     async def open(self) -> None:
         await self.inner.open()
 

@@ -162,7 +162,9 @@ async def test_a_flush_returns_only_once_a_mark_write_already_under_way_is_done(
 
 
 async def pending_ids(graph: GraphStore) -> set[str]:
-    return {row["id"] for row in await graph.read("vector_pending", limit=100_000)}
+    return {
+        row["id"] for row in await graph.read("vector_pending", limit=100_000, vector_store=None)
+    }
 
 
 async def test_a_save_is_searchable_by_vector_as_soon_as_it_returns(

@@ -246,7 +246,7 @@ async def test_a_queued_synced_mark_never_clears_a_supersession_still_owed_to_qd
         await service.save(namespace, save_input("db-host-2", NEW, supersedes=["db-host"]))
     monkeypatch.undo()
     await service.close()  # writes db-host's queued mark: it must not clear the new one
-    pending = await graph.read("vector_pending", limit=100_000)
+    pending = await graph.read("vector_pending", limit=100_000, vector_store=None)
     assert old in {row["id"] for row in pending}
     await Reconciler(graph, edge_store, memories.embedder).run()  # writes the flag it owed
     vector = await retrieval.search(namespace, SearchInput(query=OLD, mode="vector"))
@@ -268,11 +268,15 @@ async def test_a_synced_mark_racing_a_supersession_never_clears_its_pending_mark
 
     marking = await graph.transaction(supersede_while_marking)
     assert await marking == 2
-    pending = {row["id"] for row in await graph.read("vector_pending", limit=100_000)}
+    pending = {
+        row["id"] for row in await graph.read("vector_pending", limit=100_000, vector_store=None)
+    }
     assert (old in pending, new in pending) == (True, False)
     await service.close()
     await Reconciler(graph, service.vectors, service.embedder).run()  # writes the owed flag
-    pending = {row["id"] for row in await graph.read("vector_pending", limit=100_000)}
+    pending = {
+        row["id"] for row in await graph.read("vector_pending", limit=100_000, vector_store=None)
+    }
     assert old not in pending
 
 

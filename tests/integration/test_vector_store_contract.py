@@ -1,4 +1,4 @@
-"""One contract suite for both vector engines: Qdrant Edge and qdrant-client (local mode)."""
+"""One contract suite for both vector engines: Qdrant Edge in-process and a real Qdrant server."""
 
 from __future__ import annotations
 
@@ -10,27 +10,28 @@ from pathlib import Path
 import numpy as np
 import pytest
 import pytest_asyncio
-from qdrant_client import AsyncQdrantClient
 
 from service.stores.embeddings import LocalMiniLM
 from service.stores.vector_store import (
     EdgeVectorStore,
-    ServerVectorStore,
     VectorFilter,
     VectorHit,
     VectorPoint,
     VectorStore,
 )
+from tests.conftest import fresh_collection
+from tests.qdrant_process import QdrantPeer
 
 
 @pytest_asyncio.fixture(params=["edge", "server"])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[VectorStore]:
-    engine: VectorStore
-    if request.param == "edge":
-        engine = EdgeVectorStore(tmp_path / "edge", 384)
-    else:
-        client = AsyncQdrantClient(path=str(tmp_path / "local"))
-        engine = ServerVectorStore(client, "memories__contract", 384)
+async def store(
+    request: pytest.FixtureRequest, tmp_path: Path, qdrant_server: QdrantPeer
+) -> AsyncIterator[VectorStore]:
+    if request.param == "server":
+        async with fresh_collection(qdrant_server) as server:
+            yield server
+        return
+    engine = EdgeVectorStore(tmp_path / "edge", 384)
     await engine.open()
     yield engine
     await engine.close()

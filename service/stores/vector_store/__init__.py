@@ -10,9 +10,10 @@ from service.stores.vector_store.base import (
     collection_name,
 )
 from service.stores.vector_store.edge import EdgeVectorStore
-from service.stores.vector_store.server import ServerVectorStore
+from service.stores.vector_store.server import CollectionLayout, ServerVectorStore
 
 __all__ = [
+    "CollectionLayout",
     "EdgeVectorStore",
     "IndexStatus",
     "ServerVectorStore",

@@ -80,6 +80,12 @@ class VectorStore(Protocol):
 
     engine: str
 
+    @property
+    def store_id(self) -> str:
+        """Names the storage the vectors live in, the same for every process that writes to it
+        (a Qdrant server's collection, an embedded folder); known once `open()` returned."""
+        ...
+
     async def open(self) -> None: ...
 
     async def close(self) -> None: ...

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 import time
+import uuid
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,14 @@ class EdgeVectorStore:
         self._flush_error: str | None = None
         self._flusher: asyncio.Task[None] | None = None
         self._recent = RecentVectors(recent_vectors)
+        self._store_id = ""
+
+    @property
+    def store_id(self) -> str:
+        """Kept in a file beside the shard's folder, made on first open."""
+        if not self._store_id:
+            raise BackendUnavailable("qdrant", "the embedded shard is not open")
+        return self._store_id
 
     @property
     def shard(self) -> edge.EdgeShard:
@@ -79,6 +88,7 @@ class EdgeVectorStore:
 
     async def open(self) -> None:
         self._shard = await asyncio.to_thread(self._open_shard)
+        self._store_id = await asyncio.to_thread(_store_id_beside, self._path)
         self._flush_error, self._dirty = None, False
         self._recent.clear()
         info = self._shard.info()
@@ -275,6 +285,18 @@ class EdgeVectorStore:
                 started = time.monotonic()
                 await self.build_index()
                 log.info("hnsw index built in %.1f s", time.monotonic() - started)
+
+
+def _store_id_beside(path: Path) -> str:
+    """The id in `<shard folder>.store_id`, written with a new one when missing."""
+    marker = path.with_name(path.name + ".store_id")
+    if marker.exists():
+        return marker.read_text().strip()
+    new_id = f"edge-{uuid.uuid4()}"
+    partial = marker.with_suffix(".partial")
+    partial.write_text(new_id + "\n")
+    partial.replace(marker)
+    return new_id
 
 
 def unit(vector: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:

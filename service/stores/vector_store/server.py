@@ -1,10 +1,12 @@
-"""The server engine: a Qdrant server or cluster through `AsyncQdrantClient` (also its local
-mode, which mirrors the server API and serves the tests of this code path)."""
+"""The server engine: a Qdrant server or cluster through `AsyncQdrantClient`; the collection is
+created with the configured shards and replicas, and named by an id kept in its metadata."""
 
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -28,9 +30,20 @@ from service.stores.vector_store.base import (
 
 log = logging.getLogger(__name__)
 
+STORE_ID_KEY = "mnemograph_store_id"
+
+
+@dataclass(frozen=True)
+class CollectionLayout:
+    """How a collection this service creates is spread over a cluster's peers."""
+
+    shards: int = 1
+    replication_factor: int = 1
+    write_consistency_factor: int = 1
+
 
 class ServerVectorStore:
-    """A Qdrant server or cluster (or qdrant-client local mode, which mirrors its API)."""
+    """A Qdrant server or cluster."""
 
     engine = "qdrant-server"
 
@@ -39,39 +52,70 @@ class ServerVectorStore:
         client: AsyncQdrantClient,
         collection: str,
         dimensions: int,
+        layout: CollectionLayout | None = None,
     ) -> None:
         self._client = client
         self._collection = collection
         self._dimensions = dimensions
+        self._layout = layout or CollectionLayout()
+        self._store_id = ""
+
+    @property
+    def store_id(self) -> str:
+        """From the collection's metadata (set when this service created it); a collection made
+        by hand has none and is named by its own name."""
+        if not self._store_id:
+            raise BackendUnavailable("qdrant", "the collection is not open")
+        return self._store_id
 
     async def open(self) -> None:
         try:
             if not await self._client.collection_exists(self._collection):
-                await self._client.create_collection(
-                    self._collection,
-                    vectors_config={
-                        VECTOR_NAME: qm.VectorParams(
-                            size=self._dimensions, distance=qm.Distance.COSINE
-                        )
-                    },
-                )
-            for name in KEYWORD_FIELDS:
-                schema: Any = (
-                    qm.KeywordIndexParams(type=qm.KeywordIndexType.KEYWORD, is_tenant=True)
-                    if name == "namespace"
-                    else qm.PayloadSchemaType.KEYWORD
-                )
-                await self._client.create_payload_index(self._collection, name, schema)
-            for name in INTEGER_FIELDS:
-                await self._client.create_payload_index(
-                    self._collection, name, qm.PayloadSchemaType.INTEGER
-                )
-            for name in FLOAT_FIELDS:
-                await self._client.create_payload_index(
-                    self._collection, name, qm.PayloadSchemaType.FLOAT
-                )
+                await self._create()
+            info = await self._client.get_collection(self._collection)
+            metadata = info.config.metadata or {}
+            self._store_id = str(
+                metadata.get(STORE_ID_KEY) or uuid.uuid5(uuid.NAMESPACE_URL, self._collection)
+            )
+            await self._ensure_payload_indexes()
         except Exception as exc:
             raise BackendUnavailable("qdrant", str(exc)) from exc
+
+    async def _create(self) -> None:
+        """The collection with this service's layout; a replica that created it at the same
+        moment wins (its metadata is read back)."""
+        layout = self._layout
+        try:
+            await self._client.create_collection(
+                self._collection,
+                vectors_config={
+                    VECTOR_NAME: qm.VectorParams(size=self._dimensions, distance=qm.Distance.COSINE)
+                },
+                shard_number=layout.shards,
+                replication_factor=layout.replication_factor,
+                write_consistency_factor=layout.write_consistency_factor,
+                metadata={STORE_ID_KEY: f"qdrant-{uuid.uuid4()}"},
+            )
+        except Exception:
+            if not await self._client.collection_exists(self._collection):
+                raise
+
+    async def _ensure_payload_indexes(self) -> None:
+        for name in KEYWORD_FIELDS:
+            schema: Any = (
+                qm.KeywordIndexParams(type=qm.KeywordIndexType.KEYWORD, is_tenant=True)
+                if name == "namespace"
+                else qm.PayloadSchemaType.KEYWORD
+            )
+            await self._client.create_payload_index(self._collection, name, schema, wait=True)
+        for name in INTEGER_FIELDS:
+            await self._client.create_payload_index(
+                self._collection, name, qm.PayloadSchemaType.INTEGER, wait=True
+            )
+        for name in FLOAT_FIELDS:
+            await self._client.create_payload_index(
+                self._collection, name, qm.PayloadSchemaType.FLOAT, wait=True
+            )
 
     async def close(self) -> None:
         await self._client.close()

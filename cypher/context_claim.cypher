@@ -1,13 +1,26 @@
-// Memories whose context representation is stale, with their own text and their neighbours':
+// Claim memories whose context representation is stale, for the vector storage $vector_store
+// (the one they were saved to; a memory saved before stores were named goes to the first that
+// claims it), unless another process holds a live lease on them; each is locked before its
+// lease is read, so two claimers never take the same memory. A claim leases a memory for
+// $lease_ms, so a crashed claimer's work returns to the pool. Returns them with their own text
+// and their neighbours':
 // the $neighbours strongest (LINK in either direction; by weight, then newest) and, with $hops
 // 2, through each of those with at most 4 links (a turn of a thread, not a hub), its own
 // $neighbours strongest further ones (each neighbour as [created ms, title, content, id, links
 // away]). Saves, links and deletes mark what this reads (the
 // marking statements reach the memories two links away through memories of at most 5 links).
 MATCH (m:Memory)
-WHERE m.context_state = 'pending'
+WHERE m.context_state = 'pending' AND coalesce(m.vector_store, $vector_store) = $vector_store
+  AND coalesce(m.context_lease_until, 0) < timestamp()
 WITH m
 LIMIT $limit
+SET m._lock = true
+REMOVE m._lock
+WITH m
+WHERE m.context_state = 'pending' AND coalesce(m.context_lease_until, 0) < timestamp()
+SET m.vector_store = $vector_store, m.context_lease = $lease,
+    m.context_lease_until = timestamp() + $lease_ms
+WITH m
 CALL (m) {
   OPTIONAL MATCH (m)-[r:LINK]-(n:Memory)
   WHERE n.namespace = m.namespace

@@ -1,0 +1,139 @@
+"""The context indexer claims its work in Neo4j: processes writing to one vector storage split the
+backlog and never refresh a memory twice, a crashed claimer's leases expire, and a process with
+other vector storage (another data folder on the same Neo4j) never takes the work."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+from service.config import Settings
+from service.core.context_index import ContextIndex
+from service.core.memories import MemoryService
+from service.core.models import LinkSpec, SaveInput
+from service.stores.embeddings import LocalMiniLM
+from service.stores.graph_store import GraphStore
+from service.stores.vector_store import EdgeVectorStore, VectorStore
+
+
+class RecordingIndex(ContextIndex):
+    """A real indexer that also keeps the ids of every memory it claimed."""
+
+    claimed: list[str]
+
+    async def claim(self, lease: str, limit: int) -> list[dict[str, Any]]:
+        rows = await super().claim(lease, limit)
+        self.claimed.extend(row["id"] for row in rows)
+        return rows
+
+
+def indexer(
+    settings: Settings,
+    graph: GraphStore,
+    context_vectors: VectorStore,
+    embedder: LocalMiniLM,
+    owner: VectorStore,
+    lease_s: float = 60.0,
+) -> RecordingIndex:
+    search = settings.search
+    index = RecordingIndex(
+        graph,
+        context_vectors,
+        embedder,
+        search.context_neighbours,
+        search.context_hops,
+        owner=owner,
+        lease_s=lease_s,
+    )
+    index.claimed = []
+    return index
+
+
+async def save_thread(memories: MemoryService, namespace: str, turns: int) -> list[str]:
+    """`turns` memories, each linked to the one before (all pending their context)."""
+    ids: list[str] = []
+    for n in range(turns):
+        links = [LinkSpec(key=f"turn-{n - 1}", type="next")] if n else []
+        saved = await memories.save(
+            namespace, SaveInput(key=f"turn-{n}", content=f"turn {n} of the thread", links=links)
+        )
+        ids.append(saved["memory"]["id"])
+    return ids
+
+
+async def test_a_process_with_other_vector_storage_never_takes_the_context_work(
+    settings: Settings,
+    graph: GraphStore,
+    memories: MemoryService,
+    context_index: ContextIndex,
+    embedder: LocalMiniLM,
+    namespace: str,
+    tmp_path: Path,
+) -> None:
+    ids = await save_thread(memories, namespace, 3)
+    others = EdgeVectorStore(tmp_path / "other", embedder.dimensions)
+    other_contexts = EdgeVectorStore(tmp_path / "other-context", embedder.dimensions)
+    await others.open()
+    await other_contexts.open()
+    try:
+        stranger = indexer(settings, graph, other_contexts, embedder, owner=others)
+        await stranger.refresh_all()
+        assert set(stranger.claimed) & set(ids) == set()
+        assert await other_contexts.count(namespace) == 0
+        assert await context_index.backlog(namespace) == 3
+    finally:
+        await other_contexts.close()
+        await others.close()
+    await context_index.refresh_all()
+    assert await context_index.backlog(namespace) == 0
+    assert await context_index.vectors.existing_ids(ids) == set(ids)
+
+
+async def test_two_indexers_of_one_storage_split_the_backlog_and_refresh_each_memory_once(
+    settings: Settings,
+    graph: GraphStore,
+    memories: MemoryService,
+    context_index: ContextIndex,
+    embedder: LocalMiniLM,
+    namespace: str,
+) -> None:
+    ids = await save_thread(memories, namespace, 40)
+    first, second = (
+        indexer(settings, graph, context_index.vectors, embedder, owner=memories.vectors)
+        for _ in range(2)
+    )
+    await asyncio.gather(first.refresh_all(), second.refresh_all())
+    mine = set(ids)
+    by_first, by_second = set(first.claimed) & mine, set(second.claimed) & mine
+    assert by_first & by_second == set()
+    assert by_first | by_second == mine
+    assert len(first.claimed) == len(set(first.claimed))
+    assert len(second.claimed) == len(set(second.claimed))
+    assert await context_index.backlog(namespace) == 0
+
+
+async def test_the_leases_of_a_claimer_that_died_expire_and_its_work_is_taken_again(
+    settings: Settings,
+    graph: GraphStore,
+    memories: MemoryService,
+    context_index: ContextIndex,
+    embedder: LocalMiniLM,
+    namespace: str,
+) -> None:
+    ids = await save_thread(memories, namespace, 2)
+    dead = indexer(
+        settings, graph, context_index.vectors, embedder, owner=memories.vectors, lease_s=3.0
+    )
+    await dead.claim("a-claim-never-finished", limit=100_000)  # then it "crashes"
+    claimed_at = time.monotonic()
+    assert set(ids) <= set(dead.claimed)
+    survivor = indexer(settings, graph, context_index.vectors, embedder, owner=memories.vectors)
+    await survivor.refresh_all()
+    assert set(survivor.claimed) & set(ids) == set()
+    assert await context_index.backlog(namespace) == 2
+    await asyncio.sleep(max(0.0, 3.1 - (time.monotonic() - claimed_at)))
+    await survivor.refresh_all()
+    assert set(ids) <= set(survivor.claimed)
+    assert await context_index.backlog(namespace) == 0
