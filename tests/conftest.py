@@ -8,6 +8,7 @@ import os
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from pathlib import Path
+from typing import cast
 
 import pytest
 import pytest_asyncio
@@ -176,3 +177,48 @@ async def importer(
     settings: Settings, graph: GraphStore, edge_store: EdgeVectorStore, embedder: LocalMiniLM
 ) -> BulkImporter:
     return BulkImporter(settings, graph, edge_store, embedder)
+
+
+@pytest_asyncio.fixture(scope="session")
+async def server_memories(
+    settings: Settings, graph: GraphStore, qdrant_server: QdrantPeer, embedder: LocalMiniLM
+) -> AsyncIterator[MemoryService]:
+    """A MemoryService whose vectors (own and contextual) live in the session's Qdrant server."""
+    async with (
+        fresh_collection(qdrant_server, embedder.dimensions) as vectors,
+        fresh_collection(qdrant_server, embedder.dimensions) as context_vectors,
+    ):
+        service = MemoryService(settings, graph, vectors, embedder, context_vectors)
+        yield service
+        await service.close()
+
+
+@pytest.fixture(params=["edge", "server"])
+def engine_memories(request: pytest.FixtureRequest, memories: MemoryService) -> MemoryService:
+    """The session's MemoryService over each vector engine in turn: Qdrant Edge, then a server."""
+    if request.param == "edge":
+        return memories
+    return cast(MemoryService, request.getfixturevalue("server_memories"))
+
+
+def retrieval_over(memories: MemoryService, settings: Settings | None = None) -> Retrieval:
+    """Retrieval over the stores of `memories` (with `settings` of a test's own)."""
+    return Retrieval(
+        settings or memories.settings,
+        memories.graph,
+        memories.vectors,
+        memories.embedder,
+        memories,
+        memories.context_vectors,
+    )
+
+
+def importer_over(memories: MemoryService) -> BulkImporter:
+    """The bulk importer over the stores of `memories`."""
+    return BulkImporter(
+        memories.settings,
+        memories.graph,
+        memories.vectors,
+        memories.embedder,
+        memories.context_vectors,
+    )

@@ -1,5 +1,5 @@
-"""memory_search, memory_fulltext_search and retrieve_context against the real Neo4j, Qdrant
-Edge and embedder."""
+"""memory_search, memory_fulltext_search and retrieve_context against the real Neo4j and embedder,
+each test once over Qdrant Edge and once over a real Qdrant server."""
 
 from __future__ import annotations
 
@@ -26,6 +26,28 @@ from service.core.search_inputs import (
 )
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore
+from tests.conftest import importer_over, retrieval_over
+
+
+@pytest.fixture
+def memories(engine_memories: MemoryService) -> MemoryService:
+    return engine_memories
+
+
+@pytest.fixture
+def retrieval(memories: MemoryService) -> Retrieval:
+    return retrieval_over(memories)
+
+
+@pytest.fixture
+def retrieval_with(memories: MemoryService) -> Callable[[Settings], Retrieval]:
+    return lambda settings: retrieval_over(memories, settings)
+
+
+@pytest.fixture
+def importer(memories: MemoryService) -> BulkImporter:
+    return importer_over(memories)
+
 
 CORPUS: list[dict[str, Any]] = [
     {
@@ -76,6 +98,12 @@ async def seed(memories: MemoryService, namespace: str) -> dict[str, str]:
         saved = await memories.save(namespace, SaveInput.model_validate(item))
         ids[item["key"]] = saved["memory"]["id"]
     return ids
+
+
+def own_word(stem: str, namespace: str) -> str:
+    """A word no other test's memories hold: `stem` and the namespace's hex spelt in letters
+    (Lucene's index spans namespaces, and each test runs once per vector engine)."""
+    return stem + namespace[-8:].translate(str.maketrans("0123456789", "ghijklmnop"))
 
 
 def keys(results: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -413,9 +441,9 @@ async def test_totals_are_exact_up_to_the_count_limit_and_flagged_beyond_it(
     namespace: str,
 ) -> None:
     # A word of its own: no other test's memories take Lucene's first places.
+    word = own_word("quorvantic", namespace)
     crowd = [
-        SaveInput(key=f"crowd-{i}", content="quorvantic quorvantic quorvantic quorvantic")
-        for i in range(210)
+        SaveInput(key=f"crowd-{i}", content=f"{word} {word} {word} {word}") for i in range(210)
     ]
     await importer.run(namespace, crowd)
     search = settings.search.model_copy(update={"count_limit": 100})
@@ -424,16 +452,16 @@ async def test_totals_are_exact_up_to_the_count_limit_and_flagged_beyond_it(
     def counted(result: Mapping[str, Any]) -> tuple[int, bool, int]:
         return result["total"], result["total_capped"], len(result["results"])
 
-    bm25 = SearchInput(query="quorvantic", mode="bm25")
-    words = FulltextInput(keywords=["quorvantic"], limit=5)
+    bm25 = SearchInput(query=word, mode="bm25")
+    words = FulltextInput(keywords=[word], limit=5)
     # Lucene's first fetch (200) is more than the limit: that many hits are counted.
     assert counted(await capped.search(namespace, bm25)) == (200, True, 10)
     assert counted(await capped.fulltext(namespace, words)) == (200, True, 5)
     # A deeper page fetches further, past the last hit: the total is exact again.
-    deep = FulltextInput(keywords=["quorvantic"], limit=5, offset=205)
+    deep = FulltextInput(keywords=[word], limit=5, offset=205)
     assert counted(await capped.fulltext(namespace, deep)) == (210, False, 5)
     # The vector channel returns at most 200 matches: a full list is flagged too.
-    vector = SearchInput(query="quorvantic", mode="vector")
+    vector = SearchInput(query=word, mode="vector")
     assert counted(await capped.search(namespace, vector)) == (200, True, 10)
 
 
@@ -442,19 +470,17 @@ async def test_hybrid_search_counts_a_memory_both_engines_found_once(
 ) -> None:
     # 200 memories say the word four times and outrank the one that is only the word: BM25's
     # 200 fused hits leave it out, and the vector side (the query itself) finds it.
+    word = own_word("vexillotrope", namespace)
     crowd = [
-        SaveInput(key=f"crowd-{i}", content="vexillotrope vexillotrope vexillotrope vexillotrope")
-        for i in range(200)
+        SaveInput(key=f"crowd-{i}", content=f"{word} {word} {word} {word}") for i in range(200)
     ]
-    await importer.run(namespace, [*crowd, SaveInput(key="word", content="vexillotrope")])
+    await importer.run(namespace, [*crowd, SaveInput(key="word", content=word)])
     bm25 = await retrieval.search(
-        namespace, SearchInput(query="vexillotrope", mode="bm25", offset=200, limit=1)
+        namespace, SearchInput(query=word, mode="bm25", offset=200, limit=1)
     )
     assert (bm25["total"], bm25["total_capped"]) == (201, False)
     assert [r["key"] for r in bm25["results"]] == ["word"]
-    hybrid = await retrieval.search(
-        namespace, SearchInput(query="vexillotrope", mode="hybrid", limit=100)
-    )
+    hybrid = await retrieval.search(namespace, SearchInput(query=word, mode="hybrid", limit=100))
     assert (hybrid["total"], hybrid["total_capped"]) == (201, True)
     assert [r["matchType"] for r in hybrid["results"] if r["key"] == "word"] == ["vector"]
 
