@@ -89,35 +89,11 @@ class MemoryService:
         return await self.saver.save(namespace, data)
 
     async def update(self, namespace: str, ref: str, changes: UpdateInput) -> SaveResult:
-        """Partial update of one memory (id or key): unset fields keep their values; a new
-        content without a new summary re-derives the summary."""
+        """Partial update of one memory (id or key), atomic: unset fields keep the values stored
+        when it runs; a new content without a new summary re-derives the summary."""
         self.require_enabled()
-        resolved = await self.resolve(namespace, ids=[ref], keys=[ref])
-        if ref not in resolved:
-            raise NotFound(f"Memory not found: {ref}")
-        current = (await self._hydrate(namespace, [resolved[ref]], sort=False))[0]
         given = changes.model_dump(exclude_unset=True)
-        merged: dict[str, Any] = {
-            name: current[name]
-            for name in (
-                "content",
-                "title",
-                "type",
-                "key",
-                "summary",
-                "tags",
-                "score",
-                "metadata",
-                "session_id",
-            )
-        }
-        if "content" in given and "summary" not in given:
-            merged["summary"] = None
-        merged.update(given)
-        merged["links"] = given.get("links") or []
-        merged["supersedes"] = given.get("supersedes") or []
-        merged["id"] = current["id"]
-        return await self.save(namespace, SaveInput.model_validate(merged))
+        return await self.saver.update(namespace, ref, lambda current: merged(current, given))
 
     async def _asked(
         self, namespace: str, ids: Sequence[str], keys: Sequence[str]
@@ -262,3 +238,28 @@ def in_order_asked(
     missing = [ref for ref in dict.fromkeys(asked) if ref not in resolved]
     wanted = list(dict.fromkeys(resolved[ref] for ref in asked if ref in resolved))
     return wanted, missing
+
+
+KEPT_FIELDS = (
+    "content",
+    "title",
+    "type",
+    "key",
+    "summary",
+    "tags",
+    "score",
+    "metadata",
+    "session_id",
+)
+
+
+def merged(current: MemoryView, given: dict[str, Any]) -> SaveInput:
+    """The save a partial update makes of the stored memory `current` and the fields `given`."""
+    fields: dict[str, Any] = {name: current[name] for name in KEPT_FIELDS}
+    if "content" in given and "summary" not in given:
+        fields["summary"] = None
+    fields.update(given)
+    fields["links"] = given.get("links") or []
+    fields["supersedes"] = given.get("supersedes") or []
+    fields["id"] = current["id"]
+    return SaveInput.model_validate(fields)

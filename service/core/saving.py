@@ -88,6 +88,29 @@ class MemorySaver:
             await asyncio.gather(*embeddings.values(), return_exceptions=True)
         return await self._finish(namespace, plan, written, vector)
 
+    async def update(
+        self, namespace: str, ref: str, merge: Callable[[MemoryView], SaveInput]
+    ) -> SaveResult:
+        """The memory `ref` (key or id) saved as `merge` makes it from what is stored, read
+        under the memory's write lock in the save's transaction (an atomic partial update)."""
+        embeddings: dict[str, asyncio.Task[Vectors]] = {}
+
+        async def locked_write(tx: Tx) -> tuple[SavePlan, _Written, Vectors | None]:
+            locked = await tx.run("memory_lock_ref", ref=ref, namespace=namespace)
+            if not locked:
+                raise NotFound(f"Memory not found: {ref}")
+            memory_id = locked[0]["id"]
+            rows = await tx.run("memory_hydrate", ids=[memory_id], namespace=namespace)
+            data = merge(views_in_order(rows, [memory_id], sort=False)[0])
+            check_sizes(self.settings.limits, data)
+            return await self._write(tx, namespace, data, embeddings)
+
+        try:
+            plan, written, vector = await self.graph.transaction(locked_write)
+        finally:
+            await asyncio.gather(*embeddings.values(), return_exceptions=True)
+        return await self._finish(namespace, plan, written, vector)
+
     async def _finish(
         self, namespace: str, plan: SavePlan, written: _Written, vector: Vectors | None
     ) -> SaveResult:

@@ -30,6 +30,7 @@ from neo4j import (
 )
 from neo4j import exceptions as neo4j_errors
 from neo4j import time as neo4j_time
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 
 from service.config import Neo4jSettings
 from service.core.errors import BackendUnavailable, Conflict, MnemographError
@@ -38,6 +39,7 @@ log = logging.getLogger(__name__)
 
 CYPHER_ROOT = Path(__file__).resolve().parents[2] / "cypher"
 T = TypeVar("T")
+CONSTRAINT_RACE_ATTEMPTS = 4
 Row = dict[str, Any]
 
 
@@ -200,19 +202,29 @@ class GraphStore:
         )
 
     async def transaction(self, work: Callable[[Tx], Awaitable[T]]) -> T:
-        """Run `work` in one managed write transaction (retried by the driver if transient)."""
+        """Run `work` in one managed write transaction (retried by the driver if transient).
+        A unique-constraint violation is a race with a writer that created the same memory
+        first: `work` runs again and reads what that writer committed (a save becomes an
+        update); one that persists is a `Conflict`."""
 
         @unit_of_work(timeout=self._library.timeout_s)
         async def unit(tx: AsyncManagedTransaction) -> T:
             return await work(Tx(tx, self._library))
 
         try:
-            async with self._session() as session:
-                return await session.execute_write(unit)
+            async for attempt in AsyncRetrying(
+                retry=retry_if_exception_type(neo4j_errors.ConstraintError),
+                stop=stop_after_attempt(CONSTRAINT_RACE_ATTEMPTS),
+                reraise=True,
+            ):
+                with attempt:
+                    async with self._session() as session:
+                        return await session.execute_write(unit)
         except MnemographError:
             raise
         except Exception as exc:
             _reraise(exc)
+        raise AssertionError("unreachable: tenacity returns or raises")
 
     async def explain(self, query_name: str, /, **params: Any) -> dict[str, Any]:
         """The EXPLAIN plan of a named statement (operators and their details)."""

@@ -1,0 +1,80 @@
+"""Writes racing on one memory: partial updates of different fields all land, and saves (single
+or batch) of one new key end as one memory with one vector, every caller answered with success."""
+
+from __future__ import annotations
+
+import asyncio
+
+from service.config import Settings
+from service.core.batch import BatchSaver
+from service.core.memories import MemoryService
+from service.core.models import SaveInput, UpdateInput
+from service.stores.graph_store import GraphStore
+from service.stores.vector_store import EdgeVectorStore
+
+ROUNDS = 8
+
+
+async def test_concurrent_updates_of_different_fields_all_land(
+    memories: MemoryService, namespace: str
+) -> None:
+    for n in range(ROUNDS):
+        key = f"shared-{n}"
+        await memories.save(namespace, SaveInput(key=key, content="as first saved", score=10))
+        changes = [
+            UpdateInput(title=f"title {n}"),
+            UpdateInput(tags=[f"tag-{n}"]),
+            UpdateInput(score=70 + n),
+            UpdateInput(metadata={"round": n}),
+        ]
+        await asyncio.gather(*(memories.update(namespace, key, c) for c in changes))
+        stored = (await memories.get(namespace, keys=[key]))["memories"][0]
+        assert (stored["title"], stored["tags"], stored["score"], stored["metadata"]) == (
+            f"title {n}",
+            [f"tag-{n}"],
+            70 + n,
+            {"round": n},
+        )
+        assert stored["content"] == "as first saved"
+
+
+async def test_racing_saves_of_one_new_key_make_one_memory_and_all_succeed(
+    memories: MemoryService, edge_store: EdgeVectorStore, namespace: str
+) -> None:
+    for n in range(ROUNDS):
+        key = f"racing-{n}"
+        saves = [
+            memories.save(namespace, SaveInput(key=key, content=f"version {v} of round {n}"))
+            for v in range(8)
+        ]
+        answers = await asyncio.gather(*saves)
+        assert sorted(a["created"] for a in answers) == [False] * 7 + [True]
+        assert len({a["memory"]["id"] for a in answers}) == 1
+    found = await memories.graph.read(
+        "memory_resolve_refs",
+        ids=[],
+        keys=[f"racing-{n}" for n in range(ROUNDS)],
+        namespace=namespace,
+    )
+    assert len(found) == ROUNDS
+    assert await edge_store.count(namespace) == ROUNDS
+
+
+async def test_racing_batches_with_one_new_key_make_one_memory_and_report_every_item_saved(
+    settings: Settings,
+    graph: GraphStore,
+    edge_store: EdgeVectorStore,
+    memories: MemoryService,
+    namespace: str,
+) -> None:
+    saver = BatchSaver(settings, graph, edge_store, memories.embedder)
+    batches = [
+        [{"key": "shared", "content": f"from batch {b}"}, {"key": f"own-{b}", "content": "x"}]
+        for b in range(6)
+    ]
+    answers = await asyncio.gather(*(saver.save(namespace, items) for items in batches))
+    assert [a["saved"] for a in answers] == [2] * 6
+    created = sorted(a["results"][0]["created"] for a in answers)
+    assert created == [False] * 5 + [True]
+    assert len({a["results"][0]["id"] for a in answers}) == 1
+    assert await edge_store.count(namespace) == 7
