@@ -98,6 +98,11 @@ def render_import(console: Console, result: dict[str, Any]) -> None:
         f"links: {result['links']}; superseded: {result['superseded']}; "
         f"failed lines: {result['failed']}"
     )
+    if memories["remapped"]:
+        console.print(
+            f"{memories['remapped']} memories copied under new ids: their exported ids "
+            "belong to another namespace (links and supersessions follow them)"
+        )
     if result["errors"]:
         table = Table("line", "error", "message")
         for error in result["errors"]:

@@ -4,14 +4,17 @@ An export is a header line, every memory in (created_at, id) order with all its 
 timestamps, every LINK in each source's creation order, and an end line with the counts; no
 vectors. Both directions stream page by page, so memory use does not grow with the namespace.
 An import re-embeds through the batch path, restores timestamps, access counts, supersession
-and link order exactly, is idempotent, and reports per-line errors without stopping.
+and link order exactly, is idempotent, and reports per-line errors without stopping. Importing
+into another namespace copies: an id that belongs to another namespace gets a new id derived
+from it and the target namespace (the same on every import), in links and supersessions too.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
+import uuid
+from collections.abc import AsyncIterator, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -45,6 +48,7 @@ LINK_CHUNK = 1000
 MAX_LISTED_ERRORS = 1000
 MAX_INT64 = 2**63 - 1  # Neo4j stores 64-bit integers
 SAVED_FIELDS = ("id", "key", "type", "title", "summary", "content", "tags", "score")
+COPIES = uuid.UUID("5d0c1a52-86d4-4c4b-9a43-4f3f2f0c7e21")  # names the ids of copied memories
 
 
 class ExportedMemory(BaseModel):
@@ -162,11 +166,13 @@ def link_lines(source_id: str, links: Sequence[Sequence[Any]]) -> list[dict[str,
 
 @dataclass
 class RestoreReport:
-    """What an import did: memories created and updated, links written, supersessions
+    """What an import did: memories created and updated (`remapped`: of those, copies under a
+    new id, their exported id belonging to another namespace), links written, supersessions
     recorded, and the lines refused (`{line, error_type, message}`, the first 1,000 listed)."""
 
     created: int = 0
     updated: int = 0
+    remapped: int = 0
     links: int = 0
     superseded: int = 0
     failed: int = 0
@@ -182,7 +188,11 @@ class RestoreReport:
     def as_dict(self) -> dict[str, Any]:
         return {
             "success": True,
-            "memories": {"created": self.created, "updated": self.updated},
+            "memories": {
+                "created": self.created,
+                "updated": self.updated,
+                "remapped": self.remapped,
+            },
             "links": self.links,
             "superseded": self.superseded,
             "failed": self.failed,
@@ -199,6 +209,21 @@ class Restorer:
     def __init__(self, graph: GraphStore, saver: BatchSaver) -> None:
         self.graph = graph
         self.saver = saver
+        self.ids: dict[str, str] = {}  # exported id -> id in the target namespace
+
+    async def _map_ids(self, namespace: str, ids: Iterable[str | None]) -> None:
+        """Learn the target id of each exported id not seen yet: its own, unless a memory of
+        another namespace holds it."""
+        new = list(dict.fromkeys(i for i in ids if i is not None and i not in self.ids))
+        if not new:
+            return
+        rows = await self.graph.read("memory_ids_elsewhere", ids=new, namespace=namespace)
+        elsewhere = {row["id"] for row in rows}
+        for exported in new:
+            self.ids[exported] = copy_id(namespace, exported) if exported in elsewhere else exported
+
+    def _mapped(self, exported: str | None) -> str | None:
+        return None if exported is None else self.ids.get(exported, exported)
 
     async def run(
         self, namespace: str, lines: AsyncIterator[tuple[int, bytes | MnemographError]]
@@ -252,16 +277,24 @@ class Restorer:
     ) -> None:
         if not chunk:
             return
+        await self._map_ids(
+            namespace, [exported_id(b) for _, b, _ in chunk] + [r.superseded_by for *_, r in chunk]
+        )
+        bodies = [{**body, "id": self._mapped(exported_id(body))} for _, body, _ in chunk]
         result = await self.saver.save(
             namespace,
-            [body for _, body, _ in chunk],
-            restored={index: restored for index, (_, _, restored) in enumerate(chunk)},
+            bodies,
+            restored={
+                index: replace(restored, superseded_by=self._mapped(restored.superseded_by))
+                for index, (_, _, restored) in enumerate(chunk)
+            },
         )
-        for (number, _, _), item in zip(chunk, result["results"], strict=True):
+        for (number, body, _), item in zip(chunk, result["results"], strict=True):
             if not item["success"]:
                 report.refuse(number, item["error_type"], item["message"])
                 continue
             report.saved_lines[item["id"]] = number
+            report.remapped += item["id"] != exported_id(body)
             if item["created"]:
                 report.created += 1
             else:
@@ -273,11 +306,14 @@ class Restorer:
     ) -> None:
         if not chunk:
             return
+        await self._map_ids(
+            namespace, [end for _, link in chunk for end in (link.source, link.target)]
+        )
         rows = [
             {
                 "line": number,
-                "source_id": link.source,
-                "target_id": link.target,
+                "source_id": self._mapped(link.source),
+                "target_id": self._mapped(link.target),
                 "type": link.type,
                 "weight": link.weight,
                 "term": link.term,
@@ -297,6 +333,17 @@ class Restorer:
                     f"Link endpoint(s) not found in the namespace: {link.source} -> {link.target}",
                 )
         chunk.clear()
+
+
+def copy_id(namespace: str, exported: str) -> str:
+    """The id of the copy in `namespace` of the memory exported as `exported`."""
+    return str(uuid.uuid5(COPIES, f"{namespace}\n{exported}"))
+
+
+def exported_id(body: dict[str, Any]) -> str | None:
+    """A memory line's id as stored (ids are kept in lower case)."""
+    value = body.get("id")
+    return value.lower() if isinstance(value, str) else None
 
 
 Parsed = tuple[dict[str, Any], Restored] | ExportedLink | str | MnemographError

@@ -145,7 +145,7 @@ def test_export_and_import_files_round_trip_a_namespace(
     )  # a script never takes a partial import for a whole one
     report = json.loads(out)
     assert (report["memories"], report["links"], report["failed"]) == (
-        {"created": 0, "updated": 0},
+        {"created": 0, "updated": 0, "remapped": 0},
         0,
         3,
     )  # the ids belong to the first namespace: an import never moves memories across

@@ -170,7 +170,7 @@ async def test_export_wipe_import_gives_back_the_same_namespace(
     report = await restore(importer, namespace, lines)
     assert report == {
         "success": True,
-        "memories": {"created": 5, "updated": 0},
+        "memories": {"created": 5, "updated": 0, "remapped": 0},
         "links": 4,
         "superseded": 1,
         "failed": 0,
@@ -200,7 +200,7 @@ async def test_importing_twice_changes_nothing_the_second_time(
     before = await snapshot(memories, retrieval, namespace)
     report = await restore(importer, namespace, lines)
     assert (report["memories"], report["links"], report["superseded"], report["failed"]) == (
-        {"created": 0, "updated": 5},
+        {"created": 0, "updated": 5, "remapped": 0},
         4,
         0,  # the supersession was already recorded
         0,
@@ -227,7 +227,7 @@ async def test_memories_created_in_the_same_millisecond_are_all_exported_across_
         for i in range(5)
     ]
     report = await restore(importer, namespace, [json.dumps(twin).encode() for twin in twins])
-    assert report["memories"] == {"created": 5, "updated": 0}
+    assert report["memories"] == {"created": 5, "updated": 0, "remapped": 0}
     monkeypatch.setattr(backup, "PAGE", 2)  # the page boundaries fall between the twins
     exported = [line async for line in export_lines(graph, namespace)]
     assert sorted(line["key"] for line in exported if line["kind"] == "memory") == [
@@ -275,7 +275,7 @@ async def test_bad_lines_fail_alone_with_their_line_numbers(
     )
     assert report["errors"][2]["message"].startswith("Invalid type value: 'Bad Type'")
     assert (report["memories"], report["failed"], report["complete"]) == (
-        {"created": 1, "updated": 0},
+        {"created": 1, "updated": 0, "remapped": 0},
         4,
         False,
     )
@@ -328,22 +328,11 @@ async def test_lines_no_store_can_hold_fail_alone(
             "Input should be less than or equal to 9223372036854775807",
         ),
     ]
-    assert (report["memories"], report["failed"]) == ({"created": 1, "updated": 0}, 6)
+    assert (report["memories"], report["failed"]) == (
+        {"created": 1, "updated": 0, "remapped": 0},
+        6,
+    )
     assert (await memories.get(namespace, keys=["m7"]))["missing"] == []
-
-
-async def test_an_import_never_touches_another_namespace(
-    memories: MemoryService, importer: BulkImporter, graph: GraphStore, namespace: str
-) -> None:
-    await populate(memories, namespace)
-    lines = await export_bytes(graph, namespace)
-    other = f"{namespace}-other"
-    report = await restore(importer, other, lines)
-    assert report["memories"] == {"created": 0, "updated": 0}
-    assert {e["error_type"] for e in report["errors"]} == {"conflict", "not_found"}
-    assert report["failed"] == 9
-    assert (await memories.lifecycle.stats(other))["memoryCount"] == 0
-    assert (await memories.lifecycle.stats(namespace))["linkCount"] == 4
 
 
 async def test_an_import_line_never_overwrites_another_memory_holding_its_key(
@@ -383,7 +372,10 @@ async def test_a_memory_superseded_by_one_that_is_not_there_is_imported_current(
     report = await restore(
         importer, namespace, [json.dumps(header).encode(), json.dumps(line).encode()]
     )
-    assert (report["memories"], report["failed"]) == ({"created": 1, "updated": 0}, 1)
+    assert (report["memories"], report["failed"]) == (
+        {"created": 1, "updated": 0, "remapped": 0},
+        1,
+    )
     assert report["errors"] == [
         {
             "line": 2,
@@ -396,3 +388,32 @@ async def test_a_memory_superseded_by_one_that_is_not_there_is_imported_current(
     for mode in ("bm25", "vector"):
         found = await retrieval.search(namespace, SearchInput(query="orphaned wombat", mode=mode))
         assert [r["key"] for r in found["results"]] == ["orphan"], mode
+
+
+async def test_an_import_into_another_namespace_copies_it_under_new_ids_and_leaves_it_as_it_was(
+    memories: MemoryService, importer: BulkImporter, graph: GraphStore, namespace: str
+) -> None:
+    await populate(memories, namespace)
+    original = await export_bytes(graph, namespace)
+    copy = f"{namespace}-copy"
+    report = await restore(importer, copy, original)
+    assert (report["memories"], report["links"], report["superseded"], report["failed"]) == (
+        {"created": 5, "updated": 0, "remapped": 5},
+        4,
+        1,
+        0,
+    )
+    exported_ids = [json.loads(line)["id"] for line in original[1:6]]
+    copied = b"\n".join(original[1:])
+    for exported in exported_ids:
+        copied = copied.replace(exported.encode(), backup.copy_id(copy, exported).encode())
+    assert b"\n".join((await export_bytes(graph, copy))[1:]) == copied
+    assert (await export_bytes(graph, namespace))[1:] == original[1:]
+    again = await restore(importer, copy, original)
+    assert (again["memories"], again["links"], again["superseded"], again["failed"]) == (
+        {"created": 0, "updated": 5, "remapped": 5},
+        4,
+        0,
+        0,
+    )
+    assert b"\n".join((await export_bytes(graph, copy))[1:]) == copied
