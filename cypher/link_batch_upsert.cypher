@@ -3,13 +3,14 @@
 UNWIND $links AS link
 MATCH (source:Memory {id: link.source_id})
 MATCH (target:Memory {id: link.target_id})
-OPTIONAL MATCH (source)-[old:LINK {type: link.type}]->(target)
-WITH source, target, link, old IS NULL AS created
 MERGE (source)-[r:LINK {type: link.type}]->(target)
-ON CREATE SET r.created_at = $now, r.seq = link.seq
+ON CREATE SET r.created_at = $now, r.seq = link.seq, r._created = true
 SET r.weight = link.weight, r.term = link.term,
     source.context_state = 'pending', source.context_seq = coalesce(source.context_seq, 0) + 1,
     target.context_state = 'pending', target.context_seq = coalesce(target.context_seq, 0) + 1
+// Counted by the MERGE that created it: concurrent saves of one link count it once.
+WITH source, target, r, link, r._created IS NOT NULL AS created
+REMOVE r._created
 WITH source, target, r, created
 // @include mark_link_readers
 WITH count(r) AS linked, sum(CASE WHEN created THEN 1 ELSE 0 END) AS added

@@ -5,12 +5,14 @@ MATCH (source:Memory {id: link.source_id})
 WHERE source.namespace = $namespace
 MATCH (target:Memory {id: link.target_id})
 WHERE target.namespace = $namespace
-OPTIONAL MATCH (source)-[old:LINK {type: link.type}]->(target)
-WITH source, target, link, old IS NULL AS created
 MERGE (source)-[r:LINK {type: link.type}]->(target)
+ON CREATE SET r._created = true
 SET r.created_at = link.created_at, r.seq = link.seq, r.weight = link.weight, r.term = link.term,
     source.context_state = 'pending', source.context_seq = coalesce(source.context_seq, 0) + 1,
     target.context_state = 'pending', target.context_seq = coalesce(target.context_seq, 0) + 1
+// Counted by the MERGE that created it: concurrent saves of one link count it once.
+WITH source, target, r, link, r._created IS NOT NULL AS created
+REMOVE r._created
 WITH source, target, link, created
 // @include mark_link_readers
 WITH collect(link.line) AS lines, sum(CASE WHEN created THEN 1 ELSE 0 END) AS added

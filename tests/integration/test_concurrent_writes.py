@@ -78,3 +78,16 @@ async def test_racing_batches_with_one_new_key_make_one_memory_and_report_every_
     assert created == [False] * 5 + [True]
     assert len({a["results"][0]["id"] for a in answers}) == 1
     assert await edge_store.count(namespace) == 7
+
+
+async def test_concurrent_links_of_one_pair_make_one_link_counted_once(
+    memories: MemoryService, namespace: str
+) -> None:
+    for key in ("from", "to"):
+        await memories.save(namespace, SaveInput(key=key, content=f"the {key} end"))
+    weights = [0.1 * n for n in range(1, 9)]
+    await asyncio.gather(*(memories.link(namespace, "from", "to", weight=w) for w in weights))
+    links = (await memories.get(namespace, keys=["from"]))["memories"][0]["links"]
+    assert len(links) == 1
+    assert links[0]["weight"] in weights
+    assert (await memories.lifecycle.stats(namespace))["linkCount"] == 1
