@@ -4,7 +4,7 @@ LRU cleanup within `memory.max_size_bytes`; also the one way memories are remove
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -56,11 +56,15 @@ async def remove_memories(
     context_vectors: VectorStore | None,
     namespace: str,
     ids: Sequence[str],
+    seen: Mapping[str, list[int]] | None = None,
 ) -> list[Row]:
     """Delete memories (links, both vectors, counters; neighbours' context marked pending;
-    memories they superseded current again). Rows: `id, key, size_bytes` and `links`, the
+    memories they superseded current again); with `seen` (id -> [accessed ms, updated ms] as
+    read), only those not read or saved since. Rows: `id, key, size_bytes` and `links`, the
     links removed with the whole set."""
-    rows = await graph.write("memory_delete", ids=list(ids), namespace=namespace, now=now_utc())
+    rows = await graph.write(
+        "memory_delete", ids=list(ids), namespace=namespace, now=now_utc(), seen=seen
+    )
     deleted = [row["id"] for row in rows]
     await vectors.delete(deleted)
     if context_vectors is not None:
@@ -213,7 +217,8 @@ class Lifecycle:
         target = int(limit * LOW_WATERMARK)
         if size <= target or (size <= limit and not force):
             return {"success": True, "evictedCount": 0, "freedBytes": 0, "evictedIds": []}
-        chosen, planned = await self._choose(namespace, size - target, keep)
+        seen, planned = await self._choose(namespace, size - target, keep)
+        chosen = list(seen)
         if dry_run:
             return {
                 "success": True,
@@ -229,6 +234,7 @@ class Lifecycle:
                 self.context_vectors,
                 namespace,
                 chosen[start : start + PAGE],
+                seen,  # a memory read or saved since it was chosen stays
             )
             freed += freed_bytes(removed)
             evicted.extend(row["id"] for row in removed)
@@ -243,11 +249,11 @@ class Lifecycle:
 
     async def _choose(
         self, namespace: str, needed: int, keep: Sequence[str]
-    ) -> tuple[list[str], int]:
+    ) -> tuple[dict[str, list[int]], int]:
         """The LRU prefix of evictable memories that frees at least `needed` bytes (or all of
-        them), and the bytes it frees (each link counted once)."""
-        chosen: list[str] = []
-        taken: set[str] = set()
+        them), in order, each with when it was last read and saved; and the bytes it frees
+        (each link counted once)."""
+        chosen: dict[str, list[int]] = {}
         freed = 0
         cursor: dict[str, Any] = {
             "after_accessed": _EPOCH,
@@ -265,10 +271,9 @@ class Lifecycle:
                 **cursor,
             )
             for row in rows:
-                links = sum(1 for other in row["others"] if other not in taken)
+                links = sum(1 for other in row["others"] if other not in chosen)
                 freed += int(row["size_bytes"]) + LINK_BYTES * links
-                chosen.append(row["id"])
-                taken.add(row["id"])
+                chosen[row["id"]] = row["seen"]
                 if freed >= needed:
                     break
             if len(rows) < PAGE:

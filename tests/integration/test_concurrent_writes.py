@@ -1,18 +1,23 @@
-"""Writes racing on one memory: partial updates of different fields all land, and saves (single
-or batch) of one new key end as one memory with one vector, every caller answered with success."""
+"""Writes racing on one memory: partial updates of different fields all land, saves (single or
+batch) of one new key end as one memory with one vector, every caller answered with success,
+concurrent links of one pair count once, and cleanup never evicts a memory saved after it chose
+it."""
 
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 
 from service.config import Settings
 from service.core.batch import BatchSaver
+from service.core.lifecycle import remove_memories
 from service.core.memories import MemoryService
 from service.core.models import SaveInput, UpdateInput
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore
 
 ROUNDS = 8
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 async def test_concurrent_updates_of_different_fields_all_land(
@@ -91,3 +96,29 @@ async def test_concurrent_links_of_one_pair_make_one_link_counted_once(
     assert len(links) == 1
     assert links[0]["weight"] in weights
     assert (await memories.lifecycle.stats(namespace))["linkCount"] == 1
+
+
+async def test_cleanup_keeps_a_victim_saved_after_it_was_chosen_and_evicts_one_left_alone(
+    memories: MemoryService, namespace: str
+) -> None:
+    for key in ("busy", "idle"):
+        await memories.save(namespace, SaveInput(key=key, content=f"{key}, as first saved"))
+    rows = await memories.graph.read(
+        "cleanup_candidates",
+        namespace=namespace,
+        protected=[],
+        keep=[],
+        limit=10,
+        after_accessed=EPOCH,
+        after_created=EPOCH,
+        after_id="",
+    )
+    seen = {row["id"]: row["seen"] for row in rows}
+    await memories.update(namespace, "busy", UpdateInput(content="busy, saved again"))
+    removed = await remove_memories(
+        memories.graph, memories.vectors, memories.context_vectors, namespace, list(seen), seen
+    )
+    assert [row["key"] for row in removed] == ["idle"]
+    kept = await memories.get(namespace, keys=["busy", "idle"])
+    assert [m["content"] for m in kept["memories"]] == ["busy, saved again"]
+    assert kept["missing"] == ["idle"]
