@@ -5,14 +5,25 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
+import httpx
 import numpy as np
 import numpy.typing as npt
 from qdrant_client import AsyncQdrantClient
 from qdrant_client import models as qm
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    retry_never,
+    stop_after_delay,
+    wait_exponential_jitter,
+)
 
 from service.core.errors import BackendUnavailable
 from service.stores.vector_store.base import (
@@ -29,8 +40,16 @@ from service.stores.vector_store.base import (
 )
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 STORE_ID_KEY = "mnemograph_store_id"
+# A cluster fails some calls while its peers change: a restarted peer is routed reads before it
+# has loaded its shards (HTTP 500 "Local shard 2 not found", measured on Qdrant 1.19 with a
+# 3-peer cluster), and a peer may be unreachable for a moment. Every call below is idempotent
+# (upserts and deletes by id, payload sets, reads), so such a failure is retried, the next try
+# usually going to another replica, for RETRY_S; after that it is `BackendUnavailable`.
+RETRY_S = 5.0
+TRANSIENT_STATUS = frozenset({500, 502, 503, 504})
 
 
 @dataclass(frozen=True)
@@ -39,6 +58,9 @@ class CollectionLayout:
 
     shards: int = 1
     replication_factor: int = 1
+    # Replicas that must apply a write before it is acknowledged. 1 in a cluster: the vectors
+    # derive from Neo4j, the source of truth, and reconcile rewrites a lost one, whereas with
+    # every replica required a write is refused while one of them is down.
     write_consistency_factor: int = 1
 
 
@@ -53,11 +75,13 @@ class ServerVectorStore:
         collection: str,
         dimensions: int,
         layout: CollectionLayout | None = None,
+        retry_s: float = RETRY_S,
     ) -> None:
         self._client = client
         self._collection = collection
         self._dimensions = dimensions
         self._layout = layout or CollectionLayout()
+        self._retry_s = retry_s
         self._store_id = ""
 
     @property
@@ -127,20 +151,25 @@ class ServerVectorStore:
             qm.PointStruct(id=p.id, vector={VECTOR_NAME: p.vector.tolist()}, payload=p.payload())
             for p in points
         ]
-        await self._call(self._client.upsert(self._collection, structs, wait=True))
+        await self._call(
+            "upsert", lambda: self._client.upsert(self._collection, structs, wait=True)
+        )
 
     async def delete(self, ids: Sequence[str]) -> None:
         if ids:
             selector = qm.PointIdsList(points=list(ids))
-            await self._call(self._client.delete(self._collection, selector, wait=True))
+            await self._call(
+                "delete", lambda: self._client.delete(self._collection, selector, wait=True)
+            )
 
     async def set_superseded(self, ids: Sequence[str], superseded: bool) -> None:
         if ids:
             points = qm.Filter(must=[qm.HasIdCondition(has_id=list(ids))])
             await self._call(
-                self._client.set_payload(
+                "set_payload",
+                lambda: self._client.set_payload(
                     self._collection, {"superseded": int(superseded)}, points=points, wait=True
-                )
+                ),
             )
 
     async def search(
@@ -152,7 +181,8 @@ class ServerVectorStore:
         with_vectors: bool = False,
     ) -> list[VectorHit]:
         response = await self._call(
-            self._client.query_points(
+            "query_points",
+            lambda: self._client.query_points(
                 self._collection,
                 query=vector.tolist(),
                 using=VECTOR_NAME,
@@ -161,7 +191,7 @@ class ServerVectorStore:
                 score_threshold=score_threshold,
                 with_payload=["created_at"],
                 with_vectors=[VECTOR_NAME] if with_vectors else False,
-            )
+            ),
         )
         return [
             VectorHit(str(p.id), float(p.score), created_at_ms(p.payload), dense(p.vector))
@@ -175,7 +205,7 @@ class ServerVectorStore:
             else _server_filter(VectorFilter(namespace, include_superseded=True))
         )
         result = await self._call(
-            self._client.count(self._collection, count_filter=flt, exact=True)
+            "count", lambda: self._client.count(self._collection, count_filter=flt, exact=True)
         )
         return result.count
 
@@ -183,9 +213,10 @@ class ServerVectorStore:
         if not ids:
             return set()
         records = await self._call(
-            self._client.retrieve(
+            "retrieve",
+            lambda: self._client.retrieve(
                 self._collection, list(ids), with_payload=False, with_vectors=False
-            )
+            ),
         )
         return {str(r.id) for r in records}
 
@@ -193,9 +224,10 @@ class ServerVectorStore:
         if not ids:
             return {}
         records = await self._call(
-            self._client.retrieve(
+            "retrieve",
+            lambda: self._client.retrieve(
                 self._collection, list(ids), with_payload=False, with_vectors=[VECTOR_NAME]
-            )
+            ),
         )
         found = ((str(record.id), dense(record.vector)) for record in records)
         return {point_id: vector for point_id, vector in found if vector is not None}
@@ -204,17 +236,22 @@ class ServerVectorStore:
         ids: list[str] = []
         offset: Any = None
         while True:
-            records, offset = await self._call(
-                self._client.scroll(
-                    self._collection, limit=batch, offset=offset, with_payload=False
-                )
+            scroll = partial(
+                self._client.scroll,
+                self._collection,
+                limit=batch,
+                offset=offset,
+                with_payload=False,
             )
+            records, offset = await self._call("scroll", scroll)
             ids.extend(str(r.id) for r in records)
             if offset is None:
                 return ids
 
     async def status(self) -> IndexStatus:
-        info = await self._call(self._client.get_collection(self._collection))
+        info = await self._call(
+            "get_collection", lambda: self._client.get_collection(self._collection)
+        )
         points = info.points_count or 0
         indexed = info.indexed_vectors_count or 0
         return IndexStatus(
@@ -224,13 +261,48 @@ class ServerVectorStore:
         )
 
     async def check(self) -> None:
-        await self._call(self._client.collection_exists(self._collection))
+        """A probe: how Qdrant answers now, not retried."""
+        await self._call(
+            "collection_exists",
+            lambda: self._client.collection_exists(self._collection),
+            retry=False,
+        )
 
-    async def _call(self, awaitable: Any) -> Any:
+    async def _call(self, name: str, call: Callable[[], Awaitable[T]], retry: bool = True) -> T:
+        """`call`, retried while it fails transiently (for `retry_s`); any failure that remains
+        is `BackendUnavailable`."""
+        retrying = AsyncRetrying(
+            retry=retry_if_exception(transient) if retry else retry_never,
+            wait=wait_exponential_jitter(multiplier=0.1, max=1.0, jitter=0.1),
+            stop=stop_after_delay(self._retry_s),
+            before_sleep=lambda state: _log_retry(name, state),
+            reraise=True,
+        )
         try:
-            return await awaitable
+            async for attempt in retrying:
+                with attempt:
+                    return await call()
         except Exception as exc:
             raise BackendUnavailable("qdrant", str(exc)) from exc
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def transient(exc: BaseException) -> bool:
+    """A failure a later try may not meet: Qdrant's 5xx, or a request that did not complete."""
+    if isinstance(exc, UnexpectedResponse):
+        return exc.status_code in TRANSIENT_STATUS
+    return isinstance(exc, ResponseHandlingException) and isinstance(
+        exc.source, httpx.TransportError
+    )
+
+
+def _log_retry(name: str, state: RetryCallState) -> None:
+    """The call's name, the attempt and the error's first line (never a payload)."""
+    error = state.outcome.exception() if state.outcome is not None else None
+    first_line = str(error).splitlines()[0] if error is not None and str(error) else repr(error)
+    log.warning(
+        "qdrant %s failed (attempt %d: %s); retrying", name, state.attempt_number, first_line
+    )
 
 
 def _server_filter(flt: VectorFilter) -> qm.Filter:
