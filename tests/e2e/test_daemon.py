@@ -351,10 +351,18 @@ async def test_reconcile_refreshes_the_context_backlog_itself_and_prints_its_rep
     settings: Settings, memories: MemoryService, graph: GraphStore, tmp_path: Path, namespace: str
 ) -> None:
     # Start-up leaves the backlog to the service's indexer; the reconcile command has none
-    # running and refreshes every pending context itself before it prints its report.
-    await memories.save(namespace, SaveInput(key="ask", content="when is the dentist?"))
+    # running and refreshes every pending context itself before it prints its report (that of
+    # the memories saved to its data folder's vectors).
+    embedder = memories.embedder
+    folder = tmp_path / "data" / "qdrant" / collection_name(embedder.model)
+    vectors = EdgeVectorStore(folder, embedder.dimensions)
+    await vectors.open()
+    saver = MemoryService(settings, graph, vectors, embedder)
+    await saver.save(namespace, SaveInput(key="ask", content="when is the dentist?"))
     answer = SaveInput(key="answer", content="Thursday at nine", links=[LinkSpec(key="ask")])
-    await memories.save(namespace, answer)
+    await saver.save(namespace, answer)
+    await saver.close()
+    await vectors.close()
     done = cli(service_env(settings, tmp_path / "data"), "reconcile", timeout=300)
     backlog = await graph.read("context_backlog", namespace=namespace)
     assert done.returncode == 0, done.stderr

@@ -136,19 +136,24 @@ def test_export_and_import_files_round_trip_a_namespace(
     code, _, err = mnemograph(server_url, ns, "export", "-o", str(tmp_path / "no" / "x.jsonl"))
     assert code == 2
     assert err.startswith("mnemograph: usage: Invalid output value: ")
-    restored_ns = f"{ns}-copy"
-    code, out, err = mnemograph(server_url, restored_ns, "import", str(backup), "--json")
-    assert (code, err) == (
-        1,
-        "mnemograph: incomplete: 3 lines refused (see the report); the others are imported, "
-        "and importing the file again is safe\n",
-    )  # a script never takes a partial import for a whole one
+    copy_ns = f"{ns}-copy"
+    code, out, _ = mnemograph(server_url, copy_ns, "import", str(backup), "--json")
     report = json.loads(out)
-    assert (report["memories"], report["links"], report["failed"]) == (
-        {"created": 0, "updated": 0, "remapped": 0},
+    assert (code, report["memories"], report["links"], report["failed"]) == (
         0,
-        3,
-    )  # the ids belong to the first namespace: an import never moves memories across
+        {"created": 2, "updated": 0, "remapped": 2},
+        1,
+        0,
+    )  # the ids belong to the first namespace: the import copies under new ids
+    code, out, _ = mnemograph(server_url, copy_ns, "import", str(backup))
+    assert (code, out.splitlines()[:2]) == (
+        0,
+        [
+            "memories: 0 created, 2 updated; links: 1; superseded: 0; failed lines: 0",
+            "2 memories copied under new ids: their exported ids belong to another namespace "
+            "(links and supersessions follow them)",
+        ],
+    )
     code, out, _ = mnemograph(server_url, ns, "import", str(backup))
     assert code == 0
     assert out.startswith("memories: 0 created, 2 updated; links: 1;")

@@ -38,10 +38,12 @@ def save_input(key: str, content: str, **fields: Any) -> SaveInput:
 
 @pytest.fixture
 def qdrant_down(
-    settings: Settings, graph: GraphStore, embedder: LocalMiniLM, tmp_path: Path
+    settings: Settings, graph: GraphStore, embedder: LocalMiniLM, data_dir: Path
 ) -> MemoryService:
-    """The memory service over a Qdrant Edge shard that is not open: every vector call fails."""
-    return MemoryService(settings, graph, EdgeVectorStore(tmp_path / "down", 384), embedder)
+    """The memory service over the session's Qdrant Edge storage, its shard not open here:
+    every vector call fails (the storage's reconcile finishes the writes)."""
+    down = EdgeVectorStore(data_dir / "edge-session", 384)
+    return MemoryService(settings, graph, down, embedder)
 
 
 @pytest_asyncio.fixture

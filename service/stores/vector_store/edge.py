@@ -75,9 +75,10 @@ class EdgeVectorStore:
 
     @property
     def store_id(self) -> str:
-        """Kept in a file beside the shard's folder, made on first open."""
+        """Kept in a file beside the shard's folder, made on first use (known while the shard
+        is closed too: a save records it before it writes the vector)."""
         if not self._store_id:
-            raise BackendUnavailable("qdrant", "the embedded shard is not open")
+            self._store_id = _store_id_beside(self._path)
         return self._store_id
 
     @property
@@ -88,7 +89,6 @@ class EdgeVectorStore:
 
     async def open(self) -> None:
         self._shard = await asyncio.to_thread(self._open_shard)
-        self._store_id = await asyncio.to_thread(_store_id_beside, self._path)
         self._flush_error, self._dirty = None, False
         self._recent.clear()
         info = self._shard.info()
@@ -292,6 +292,7 @@ def _store_id_beside(path: Path) -> str:
     marker = path.with_name(path.name + ".store_id")
     if marker.exists():
         return marker.read_text().strip()
+    marker.parent.mkdir(parents=True, exist_ok=True)
     new_id = f"edge-{uuid.uuid4()}"
     partial = marker.with_suffix(".partial")
     partial.write_text(new_id + "\n")
