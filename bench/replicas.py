@@ -7,8 +7,9 @@ POST /v1/memories/batch through one replica, its context backlog drained. Then, 
 1 replica and 2 replicas in turn (the second started for its turn and stopped after it): each
 replica warmed up with hybrid retrieves of its own; `--clients` keep-alive clients, client i
 sending to replica i mod n (a round-robin balancer), each request with an input of its own:
-hybrid retrieve_context back to back, then memory_save of new memories with 2 links each; then
-the seconds until the context backlog the saves left is drained (both replicas' indexers share it).
+hybrid retrieve_context back to back, then memory_save of new memories with 2 links each (a
+failed request is counted and listed, not retried); then the seconds until the context backlog
+the saves left is drained (both replicas' indexers share it).
 """
 
 from __future__ import annotations
@@ -71,10 +72,14 @@ def ready(url: str) -> bool:
         return False
 
 
-async def concurrent(urls: Sequence[str], requests: Sequence[Request], clients: int) -> h.Stats:
+async def concurrent(
+    urls: Sequence[str], requests: Sequence[Request], clients: int
+) -> dict[str, Any]:
     """`clients` keep-alive clients at once, client i on replica i mod len(urls), each sending
-    its share of `requests` back to back; latency per request, throughput over the wall time."""
+    its share of `requests` back to back; latency per answered request, throughput (answered
+    successes over the wall time) and the failures, each with its status and message."""
     samples: list[float] = []
+    failures: list[str] = []
 
     async def worker(url: str, share: Sequence[Request]) -> None:
         async with httpx.AsyncClient(base_url=url, timeout=300) as client:
@@ -82,7 +87,10 @@ async def concurrent(urls: Sequence[str], requests: Sequence[Request], clients: 
             await barrier.wait()
             for method, path, body in share:
                 before = time.perf_counter()
-                h.checked(await client.request(method, path, json=body))
+                response = await client.request(method, path, json=body)
+                if response.status_code >= 300:
+                    failures.append(f"{response.status_code} {response.text[:300]}")
+                    continue
                 samples.append((time.perf_counter() - before) * 1000)
 
     barrier = asyncio.Barrier(clients + 1)
@@ -91,7 +99,7 @@ async def concurrent(urls: Sequence[str], requests: Sequence[Request], clients: 
             group.create_task(worker(urls[number % len(urls)], requests[number::clients]))
         await barrier.wait()
         started = time.perf_counter()
-    return h.stats(samples, time.perf_counter() - started)
+    return {**h.stats(samples, time.perf_counter() - started), "failures": failures}
 
 
 def warm_up(urls: Sequence[str], taken: set[str], seed: int) -> None:
@@ -109,13 +117,13 @@ def measure(
     asked = queries(args.clients * args.retrieves, 2000 + turn, taken)
     retrieves: list[Request] = [("POST", "/v1/retrieve", {"query": q}) for q in asked]
     retrieve = asyncio.run(concurrent(urls, retrieves, args.clients))
-    say(f"{len(urls)} replica(s), retrieve_context hybrid: {retrieve}")
+    say(f"{len(urls)} replica(s), retrieve_context hybrid: {brief(retrieve)}")
     bodies = h.save_bodies(args.clients * args.saves, args.size, 50 + turn)
     saves: list[Request] = [
         ("POST", "/v1/memories", {**body, "key": f"turn{turn}-{body['key']}"}) for body in bodies
     ]
     save = asyncio.run(concurrent(urls, saves, args.clients))
-    say(f"{len(urls)} replica(s), memory_save: {save}")
+    say(f"{len(urls)} replica(s), memory_save: {brief(save)}")
     drain_s = asyncio.run(wait_context(neo4j.uri, timeout_s=1800))
     return {
         "replicas": len(urls),
@@ -123,6 +131,10 @@ def measure(
         "memory_save": save,
         "context_drain_after_saves_s": round(drain_s, 1),
     }
+
+
+def brief(result: dict[str, Any]) -> dict[str, Any]:
+    return {**result, "failures": len(result["failures"])}
 
 
 def summarize(turns: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -136,6 +148,7 @@ def summarize(turns: Sequence[dict[str, Any]]) -> dict[str, Any]:
                 "ops_per_s": [t[call]["ops_per_s"] for t in mine],
                 "p50_ms": [t[call]["p50_ms"] for t in mine],
                 "p95_ms": [t[call]["p95_ms"] for t in mine],
+                "failures": [len(t[call]["failures"]) for t in mine],
             }
             for call in ("retrieve_context_hybrid", "memory_save")
         }
@@ -143,6 +156,7 @@ def summarize(turns: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
+    details = machine()  # the load average before the run
     items = list(corpus(args.size))
     taken: set[str] = set()
     turns: list[dict[str, Any]] = []
@@ -175,7 +189,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "load_s": round(load_s, 1),
             "context_drain_after_load_s": round(drain_s, 1),
         },
-        "machine_details": machine(),
+        "machine_details": details,
         "summary": summarize(turns),
         "turns": turns,
     }
