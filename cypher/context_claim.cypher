@@ -1,9 +1,9 @@
 // Claim memories whose context representation is stale, for the vector storage $vector_store
-// (the one they were saved to; a memory saved before stores were named goes to the first that
-// claims it), unless another process holds a live lease on them; each is locked before its
-// lease is read, so two claimers never take the same memory. A claim leases a memory for
-// $lease_ms, so a crashed claimer's work returns to the pool. Returns them with their own text
-// and their neighbours':
+// (the one they were saved to, or any for memories saved before storage was recorded), unless
+// another process holds a live claim on them. A claim is a ContextClaim node per memory (its
+// id unique), leased for $lease_ms: claimers serialize on that node, never on the memory, so a
+// claim takes no lock a save needs; a crashed claimer's leases expire and return the work.
+// Returns them with their own text and their neighbours':
 // the $neighbours strongest (LINK in either direction; by weight, then newest) and, with $hops
 // 2, through each of those with at most 4 links (a turn of a thread, not a hub), its own
 // $neighbours strongest further ones (each neighbour as [created ms, title, content, id, links
@@ -11,16 +11,15 @@
 // marking statements reach the memories two links away through memories of at most 5 links).
 MATCH (m:Memory)
 WHERE m.context_state = 'pending' AND coalesce(m.vector_store, $vector_store) = $vector_store
-  AND coalesce(m.context_lease_until, 0) < timestamp()
+  AND NOT EXISTS { MATCH (held:ContextClaim {id: m.id}) WHERE held.until >= timestamp() }
 WITH m
 LIMIT $limit
-SET m._lock = true
-REMOVE m._lock
-WITH m
-WHERE m.context_state = 'pending' AND coalesce(m.context_lease_until, 0) < timestamp()
-SET m.vector_store = $vector_store, m.context_lease = $lease,
-    m.context_lease_until = timestamp() + $lease_ms
-WITH m
+MERGE (c:ContextClaim {id: m.id})
+ON CREATE SET c.lease = $lease, c.until = timestamp() + $lease_ms
+ON MATCH SET c.lease = CASE WHEN c.until < timestamp() THEN $lease ELSE c.lease END,
+             c.until = CASE WHEN c.until < timestamp() THEN timestamp() + $lease_ms ELSE c.until END
+WITH m, c
+WHERE c.lease = $lease
 CALL (m) {
   OPTIONAL MATCH (m)-[r:LINK]-(n:Memory)
   WHERE n.namespace = m.namespace

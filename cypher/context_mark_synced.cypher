@@ -1,11 +1,15 @@
-// Release the leases of a claim ($lease) and store the refreshed context texts of the memories
-// not marked again since the claim read them (their context_seq unchanged); a memory marked
-// again meanwhile keeps its state and its text, so a slow refresh never undoes a newer one.
+// Release the claims of one lease ($lease) and store the refreshed context texts of the
+// memories not marked again since the claim read them (their context_seq unchanged); a memory
+// marked again meanwhile keeps its state and its text, so a slow refresh never undoes a newer
+// one.
 UNWIND $items AS item
+CALL (item) {
+  MATCH (c:ContextClaim {id: item.id})
+  WHERE c.lease = $lease
+  DELETE c
+}
+WITH item
 MATCH (m:Memory {id: item.id})
-WHERE m.context_lease = $lease
-REMOVE m.context_lease, m.context_lease_until
-WITH m, item
 WHERE m.context_seq = item.seq
 SET m.context_text = item.text, m.context_state = 'ok'
 RETURN count(m) AS synced

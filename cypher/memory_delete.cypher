@@ -39,9 +39,13 @@ CALL (m) {
   RETURN collect(CASE WHEN old IS NULL THEN null
     ELSE {id: old.id, content_hash: old.content_hash, was_synced: was_synced} END) AS restored
 }
-// The contexts that read it (context_claim) lose its text and its links.
+// The contexts that read it (context_claim) lose its text and its links; a claim on it goes.
 CALL (m) {
   // @include mark_text_readers
+}
+CALL (m) {
+  MATCH (c:ContextClaim {id: m.id})
+  DELETE c
 }
 DETACH DELETE m
 RETURN id, key, size_bytes, links, restored

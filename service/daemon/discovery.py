@@ -33,6 +33,7 @@ def write(data_dir: Path, url: str, started_at: float) -> DaemonInfo:
     """Publish this process as the folder's daemon (atomically: readers never see half a file)."""
     info = DaemonInfo(pid=os.getpid(), url=url, started_at=started_at, data_dir=str(data_dir))
     target = data_dir / DISCOVERY_FILE
+    data_dir.mkdir(parents=True, exist_ok=True)  # with both stores remote, nothing made it yet
     partial = target.with_suffix(f".{os.getpid()}.tmp")
     partial.write_text(json.dumps(asdict(info)))
     partial.replace(target)

@@ -26,8 +26,9 @@ API_KEY = "replicas-key"
 SAVES = 24
 CONTEXT_STATE = """
     MATCH (m:Memory {namespace: $ns})
-    RETURN m.key AS key, m.context_state AS state, m.context_lease AS lease,
-           m.context_lease_until AS lease_until, m.context_seq AS seq, m.vector_store AS store
+    RETURN m.key AS key, m.context_state AS state,
+           EXISTS { MATCH (:ContextClaim {id: m.id}) } AS claimed, m.context_seq AS seq,
+           m.vector_store AS store
     ORDER BY key
 """
 
@@ -83,7 +84,8 @@ async def wait_context(graph: GraphStore, ns: str, limit_s: float = 90.0) -> Non
 
 
 async def context_rows(settings: Settings, ns: str) -> list[tuple[Any, ...]]:
-    """(key, context state, lease, lease end, context seq, vector storage) of each memory."""
+    """(key, context state, whether a claim is held, context seq, vector storage) of each
+    memory."""
     async with open_driver(settings.neo4j) as driver:
         records, _, _ = await driver.execute_query(CONTEXT_STATE, ns=ns)
     return [tuple(record.values()) for record in records]
@@ -131,7 +133,7 @@ async def test_services_with_embedded_stores_on_one_neo4j_refresh_only_their_own
     model = settings.embedding.model
     store_a = (folders[0] / "qdrant" / f"{collection_name(model)}.store_id").read_text().strip()
     assert await context_rows(settings, namespace) == [
-        (f"e{n}", "ok", None, None, 1, store_a) for n in range(6)
+        (f"e{n}", "ok", False, 1, store_a) for n in range(6)
     ]
     assert await embedded_counts(folders[0], model, namespace) == (6, 6)
     assert await embedded_counts(folders[1], model, namespace) == (0, 0)
@@ -148,9 +150,13 @@ async def test_a_memory_saved_through_one_replica_is_found_through_the_other_at_
 ) -> None:
     seen: list[tuple[Any, ...]] = []
     expected: list[tuple[Any, ...]] = []
-    for writer, reader in (apis, apis[::-1]):
+    sentences = (
+        "The {} migration runs nightly on the billing cluster",
+        "Support staff follow the {} checklist when a customer cannot log in",
+    )  # unlike each other: each is the best match of its own text
+    for (writer, reader), sentence in zip((apis, apis[::-1]), sentences, strict=True):
         word = f"quokka{uuid.uuid4().hex[:8]}"
-        key, content = f"k-{word}", f"The {word} migration runs nightly on the billing cluster"
+        key, content = f"k-{word}", sentence.format(word)
         saved = await writer.call("memory_save", namespace=namespace, key=key, content=content)
         got = await reader.call("memory_get", namespace=namespace, key=key)
         fulltext = await reader.call("memory_fulltext_search", namespace=namespace, keywords=[word])
@@ -225,7 +231,5 @@ async def test_saves_spread_over_two_replicas_have_their_context_refreshed_once_
     ]
     # Each memory was marked once (seq 1), refreshed (ok) and released (no lease) by one of the
     # two replicas, both writing to the same storage.
-    assert await context_rows(settings, namespace) == [
-        (key, "ok", None, None, 1, store) for key in keys
-    ]
+    assert await context_rows(settings, namespace) == [(key, "ok", False, 1, store) for key in keys]
     assert counts == [SAVES, SAVES]
