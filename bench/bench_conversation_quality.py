@@ -159,7 +159,8 @@ async def measure(
         httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1", timeout=120) as client,
     ):
         seconds = await ingest(client, dataset.turns)
-        drained = await wait_context(settings.neo4j.uri, timeout_s=3600)
+        store = app.state.runtime_ref.get().vectors.store_id
+        drained = await wait_context(settings.neo4j.uri, timeout_s=3600, vector_store=store)
         ranks, latency = await rank_all(client, questions) if ask else ({}, {})
     ingested = {
         "turns": len(dataset.turns),

@@ -69,13 +69,16 @@ def write_results(name: str, results: dict[str, Any]) -> Path:
     return path
 
 
-async def wait_context(neo4j_uri: str, timeout_s: float) -> float:
-    """Seconds until the service's background context indexer has nothing pending."""
+async def wait_context(neo4j_uri: str, timeout_s: float, vector_store: str | None = None) -> float:
+    """Seconds until the background context indexers have nothing pending (those writing to
+    `vector_store`, when given: a Neo4j shared with other services holds their backlogs too)."""
     settings = load_settings()
     graph = GraphStore(settings.neo4j, neo4j_uri, CypherLibrary())
     started = time.perf_counter()
     try:
-        while (await graph.read("context_backlog", namespace=None))[0]["backlog"]:
+        while (await graph.read("context_backlog", namespace=None, vector_store=vector_store))[0][
+            "backlog"
+        ]:
             if time.perf_counter() - started > timeout_s:
                 raise RuntimeError("the context backlog did not drain in time")
             await asyncio.sleep(1)

@@ -163,8 +163,11 @@ class ContextIndex:
         return total
 
     async def backlog(self, namespace: str | None = None) -> int:
-        """Memories waiting for their context (of one namespace, or all)."""
-        rows = await self.graph.read("context_backlog", namespace=namespace)
+        """Memories of this process's storage waiting for their context (of one namespace, or
+        all)."""
+        rows = await self.graph.read(
+            "context_backlog", namespace=namespace, vector_store=self.owner.store_id
+        )
         return int(rows[0]["backlog"])
 
     async def run_forever(self) -> None:

@@ -364,7 +364,7 @@ async def test_reconcile_refreshes_the_context_backlog_itself_and_prints_its_rep
     await saver.close()
     await vectors.close()
     done = cli(service_env(settings, tmp_path / "data"), "reconcile", timeout=300)
-    backlog = await graph.read("context_backlog", namespace=namespace)
+    backlog = await graph.read("context_backlog", namespace=namespace, vector_store=None)
     assert done.returncode == 0, done.stderr
     assert list(json.loads(done.stdout)) == [
         "vectors_written",

@@ -240,7 +240,7 @@ async def wait_context(graph: GraphStore, ns: str, limit_s: float = 60.0) -> Non
     """Until the background indexer has refreshed every memory of the namespace."""
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline:
-        if not (await graph.read("context_backlog", namespace=ns))[0]["backlog"]:
+        if not (await graph.read("context_backlog", namespace=ns, vector_store=None))[0]["backlog"]:
             return
         await asyncio.sleep(0.5)
     raise TimeoutError(f"the context backlog of {ns} did not drain in {limit_s:.0f} s")
