@@ -9,6 +9,7 @@ export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
 .PHONY: setup run serve mcp neo4j-start neo4j-stop neo4j-status test soak lint format docs bench clean
+.PHONY: stack-images stack-up stack-down stack-clean test-stack
 
 setup: $(VENV)/.synced tools/neo4j/target/build.stamp
 
@@ -40,6 +41,25 @@ test: setup  ## the whole suite against a real Neo4j started by the test session
 
 soak: setup  ## long profiles: schemathesis (150 cases per operation), load (32 clients, 60 s), kill -9 under load (20 rounds); injection, isolation
 	MNEMO_TEST_PROFILE=soak $(BIN)/pytest -s tests/e2e/test_fuzz_openapi.py tests/e2e/test_load.py tests/e2e/test_crash_under_load.py tests/e2e/test_injection.py tests/e2e/test_isolation_matrix.py
+
+# The team stack (docker-compose.yml) on this machine, with podman and images built here
+# (tools/stack; docs/deploy.md): STACK_ENV names its env file, test secrets by default.
+STACK_ENV ?= tools/stack/test.env
+
+stack-images:  ## build the stack's images here: Debian base, python:3.11-slim, Neo4j and Qdrant stand-ins, the Dockerfile
+	tools/stack/build-images
+
+stack-up: setup  ## build the images, start docker-compose.yml with STACK_ENV, return once /readyz is 200 (127.0.0.1:8090)
+	STACK_ENV=$(STACK_ENV) tools/stack/up
+
+stack-down:  ## stop the stack and remove its containers (volumes kept)
+	STACK_ENV=$(STACK_ENV) tools/stack/down
+
+stack-clean:  ## stop the stack and remove its volumes too: both stores' data and the backups
+	STACK_ENV=$(STACK_ENV) tools/stack/down --volumes
+
+test-stack: setup  ## end to end against the stack (tests/stack): up, HTTP + MCP with keys, export/import, restarts; down
+	STACK_ENV=$(STACK_ENV) $(BIN)/pytest -s tests/stack
 
 lint: setup
 	$(BIN)/ruff check .

@@ -1,6 +1,7 @@
-"""The team deployment: docker-compose.yml resolves with .env.example (docker-compose config), every
-service is health-checked, restarted, bounded and keeps its data in named volumes, secrets come
-only from the environment, ports stay on loopback; the Dockerfile is multi-stage and non-root."""
+"""The team deployment: docker-compose.yml resolves with .env.example and with the test stack's env
+file (docker-compose config), every service is health-checked, restarted, bounded and keeps its
+data in named volumes, secrets come only from the environment, ports stay on loopback; the
+Dockerfile is multi-stage and non-root; tools/stack holds no path of one machine."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[2]
 COMPOSE = REPO / "docker-compose.yml"
 ENV_EXAMPLE = REPO / ".env.example"
+STACK_ENV = REPO / "tools" / "stack" / "test.env"
 needs_compose = pytest.mark.skipif(
     shutil.which("docker-compose") is None, reason="docker-compose not installed"
 )
@@ -32,11 +34,23 @@ def compose_config(env_file: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.fixture(scope="module")
-def resolved() -> dict[str, Any]:
-    done = compose_config(ENV_EXAMPLE)
+def resolve(env_file: Path) -> dict[str, Any]:
+    done = compose_config(env_file)
     assert done.returncode == 0, done.stderr
     return cast(dict[str, Any], yaml.safe_load(done.stdout))
+
+
+@pytest.fixture(scope="module")
+def resolved() -> dict[str, Any]:
+    return resolve(ENV_EXAMPLE)
+
+
+def env_names(path: Path) -> list[str]:
+    return [
+        line.split("=", 1)[0]
+        for line in path.read_text().splitlines()
+        if line and not line.startswith("#")
+    ]
 
 
 @needs_compose
@@ -98,20 +112,79 @@ def test_compose_refuses_to_start_without_the_secrets(tmp_path: Path) -> None:
 
 def test_env_template_sets_exactly_the_variables_compose_reads() -> None:
     read = set(re.findall(r"\$\{([A-Z0-9_]+)[:}]", COMPOSE.read_text()))
-    template = {
-        line.split("=", 1)[0]
-        for line in ENV_EXAMPLE.read_text().splitlines()
-        if line and not line.startswith("#")
-    }
-    assert template == read
+    assert set(env_names(ENV_EXAMPLE)) == read
+    assert sorted(env_names(STACK_ENV)) == sorted(env_names(ENV_EXAMPLE))
 
 
-def test_compose_ports_are_bound_to_loopback_and_images_pinned() -> None:
+def test_compose_ports_are_bound_to_loopback_and_images_default_to_the_official_ones() -> None:
     text = COMPOSE.read_text()
-    ports = re.findall(r'^\s+- "([0-9.:]+)"$', text, flags=re.MULTILINE)
-    assert ports == [f"127.0.0.1:{port}:{port}" for port in (7474, 7687, 6333, 8080)]
-    assert "image: neo4j:5.26-community" in text
-    assert 'image: "qdrant/qdrant:${QDRANT_VERSION:-v1.20.0}"' in text
+    ports = re.findall(r'^\s+- "([^"]+)"$', text, flags=re.MULTILINE)
+    assert ports == [
+        "127.0.0.1:${NEO4J_HTTP_PORT:-7474}:7474",
+        "127.0.0.1:${NEO4J_BOLT_PORT:-7687}:7687",
+        "127.0.0.1:${QDRANT_PORT:-6333}:6333",
+        "127.0.0.1:${MNEMO_PORT:-8080}:8080",
+    ]
+    assert 'image: "${NEO4J_IMAGE:-neo4j:5.26-community}"' in text
+    assert 'image: "${QDRANT_IMAGE:-qdrant/qdrant:v1.20.0}"' in text
+
+
+@needs_compose
+def test_the_template_resolves_to_the_official_images_and_default_ports(
+    resolved: dict[str, Any],
+) -> None:
+    services = resolved["services"]
+    assert {name: service["image"] for name, service in services.items()} == {
+        "neo4j": "neo4j:5.26-community",
+        "qdrant": "qdrant/qdrant:v1.20.0",
+        "mnemograph": "mnemograph:local",
+    }
+    assert {name: service["ports"] for name, service in services.items()} == {
+        "neo4j": ["127.0.0.1:7474:7474/tcp", "127.0.0.1:7687:7687/tcp"],
+        "qdrant": ["127.0.0.1:6333:6333/tcp"],
+        "mnemograph": ["127.0.0.1:8080:8080/tcp"],
+    }
+
+
+@needs_compose
+def test_the_test_stack_runs_local_images_off_the_default_ports_with_keys() -> None:
+    services = resolve(STACK_ENV)["services"]
+    assert {name: service["image"] for name, service in services.items()} == {
+        "neo4j": "localhost/neo4j:5.26-community-local",
+        "qdrant": "localhost/qdrant:1.19.0-local",
+        "mnemograph": "mnemograph:local",
+    }
+    assert {name: service["ports"] for name, service in services.items()} == {
+        "neo4j": ["127.0.0.1:17474:7474/tcp", "127.0.0.1:17687:7687/tcp"],
+        "qdrant": ["127.0.0.1:16333:6333/tcp"],
+        "mnemograph": ["127.0.0.1:8090:8080/tcp"],
+    }
+    keys = services["mnemograph"]["environment"]["MNEMO_AUTH__API_KEYS"].split(",")
+    assert [key.split(":")[1:] for key in keys] == [
+        ["stack-admin", "admin"],
+        ["alpha", "writer"],
+        ["alpha", "reader"],
+        ["beta", "writer"],
+    ]
+
+
+@needs_compose
+def test_health_checks_run_in_a_shell_and_need_no_cypher_shell(resolved: dict[str, Any]) -> None:
+    # podman's Docker API splits the arguments of a CMD check at spaces; a CMD-SHELL one is kept.
+    # The Neo4j and Qdrant checks need only bash (in the official images and the stand-ins).
+    tests = {name: service["healthcheck"]["test"] for name, service in resolved["services"].items()}
+    assert {name: test[0] for name, test in tests.items()} == dict.fromkeys(tests, "CMD-SHELL")
+    assert tests["neo4j"][1].startswith("bash -c 'exec 3<>/dev/tcp/127.0.0.1/7474 && ")
+    assert tests["qdrant"][1].startswith("bash -c 'exec 3<>/dev/tcp/127.0.0.1/6333 && ")
+    assert "/readyz" in tests["mnemograph"][1]
+    assert "cypher-shell" not in COMPOSE.read_text()
+
+
+def test_stack_tools_hold_no_absolute_path_of_this_machine() -> None:
+    files = [COMPOSE, ENV_EXAMPLE, *sorted((REPO / "tools" / "stack").rglob("*"))]
+    for path in (file for file in files if file.is_file()):
+        text = path.read_text()
+        assert "/work/" not in text and "/home/" not in text and "/root/" not in text, path
 
 
 def test_dockerfile_builds_in_two_stages_and_runs_unprivileged_with_a_healthcheck() -> None:
