@@ -1,8 +1,9 @@
 // Claim memories whose context representation is stale, for the vector storage $vector_store
 // (the one they were saved to, or any for memories saved before storage was recorded), unless
 // another process holds a live claim on them. A claim is a ContextClaim node per memory (its
-// id unique), leased for $lease_ms: claimers serialize on that node, never on the memory, so a
-// claim takes no lock a save needs; a crashed claimer's leases expire and return the work.
+// id unique, in the memory's namespace), leased for $lease_ms: claimers serialize on that
+// node, never on the memory, so a claim takes no lock a save needs; a crashed claimer's
+// leases expire and return the work.
 // Returns them with their own text and their neighbours':
 // the $neighbours strongest (LINK in either direction; by weight, then newest) and, with $hops
 // 2, through each of those with at most 4 links (a turn of a thread, not a hub), its own
@@ -15,7 +16,7 @@ WHERE m.context_state = 'pending' AND coalesce(m.vector_store, $vector_store) = 
 WITH m
 LIMIT $limit
 MERGE (c:ContextClaim {id: m.id})
-ON CREATE SET c.lease = $lease, c.until = timestamp() + $lease_ms
+ON CREATE SET c.lease = $lease, c.until = timestamp() + $lease_ms, c.namespace = m.namespace
 ON MATCH SET c.lease = CASE WHEN c.until < timestamp() THEN $lease ELSE c.lease END,
              c.until = CASE WHEN c.until < timestamp() THEN timestamp() + $lease_ms ELSE c.until END
 WITH m, c
