@@ -1,7 +1,8 @@
 #!/bin/bash
 # Entry point of the Neo4j stand-in, after the official image's: NEO4J_AUTH (neo4j/<password> or
 # none) sets the initial password on a fresh /data, every other NEO4J_<setting> becomes a
-# neo4j.conf line (`_` -> `.`, `__` -> `_`), and the server runs as user neo4j (uid 7474).
+# neo4j.conf line (`_` -> `.`, `__` -> `_`), and the server (or any other command, such as
+# neo4j-admin) runs as user neo4j (uid 7474), owner of /data, /logs and a mounted /backups.
 set -euo pipefail
 
 write_conf() {
@@ -39,6 +40,9 @@ as_neo4j() {
 write_conf
 if [ "$(id -u)" = "0" ]; then
   chown -R neo4j:neo4j /data /logs "${NEO4J_CONF}"
+  if [ -d /backups ]; then
+    chown -R neo4j:neo4j /backups # where `neo4j-admin database dump` writes (docs/deploy.md)
+  fi
 fi
 case "${NEO4J_AUTH:-}" in
   "" | none) ;;
