@@ -59,7 +59,7 @@ stack-clean:  ## stop the stack and remove its volumes too: both stores' data an
 	STACK_ENV=$(STACK_ENV) tools/stack/down --volumes
 
 test-stack: setup  ## end to end against the stack (tests/stack): up, HTTP + MCP with keys, export/import, restarts; down
-	STACK_ENV=$(STACK_ENV) $(BIN)/pytest -s tests/stack
+	STACK_ENV=$(STACK_ENV) $(BIN)/pytest -s --durations=20 tests/stack
 
 lint: setup
 	$(BIN)/ruff check .
