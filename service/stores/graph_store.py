@@ -30,7 +30,7 @@ from neo4j import (
 )
 from neo4j import exceptions as neo4j_errors
 from neo4j import time as neo4j_time
-from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
 from service.config import Neo4jSettings
 from service.core.errors import BackendUnavailable, Conflict, MnemographError
@@ -39,7 +39,8 @@ log = logging.getLogger(__name__)
 
 CYPHER_ROOT = Path(__file__).resolve().parents[2] / "cypher"
 T = TypeVar("T")
-CONSTRAINT_RACE_ATTEMPTS = 4
+RACE_ATTEMPTS = 4
+ENTITY_NOT_FOUND = "Neo.ClientError.Statement.EntityNotFound"
 Row = dict[str, Any]
 
 
@@ -204,8 +205,9 @@ class GraphStore:
     async def transaction(self, work: Callable[[Tx], Awaitable[T]]) -> T:
         """Run `work` in one managed write transaction (retried by the driver if transient).
         A unique-constraint violation is a race with a writer that created the same memory
-        first: `work` runs again and reads what that writer committed (a save becomes an
-        update); one that persists is a `Conflict`."""
+        first, and a node gone while it was written one with a writer that deleted it: `work`
+        runs again and reads what that writer committed (a save becomes an update, a link to a
+        deleted memory is not found); a constraint violation that persists is a `Conflict`."""
 
         @unit_of_work(timeout=self._library.timeout_s)
         async def unit(tx: AsyncManagedTransaction) -> T:
@@ -213,8 +215,8 @@ class GraphStore:
 
         try:
             async for attempt in AsyncRetrying(
-                retry=retry_if_exception_type(neo4j_errors.ConstraintError),
-                stop=stop_after_attempt(CONSTRAINT_RACE_ATTEMPTS),
+                retry=retry_if_exception(raced),
+                stop=stop_after_attempt(RACE_ATTEMPTS),
                 reraise=True,
             ):
                 with attempt:
@@ -272,11 +274,26 @@ class GraphStore:
 
 def may_retry(exc: neo4j_errors.Neo4jError | neo4j_errors.DriverError, mode: str) -> bool:
     """Whether an auto-commit statement may run again: a read on any transient failure; a write
-    only when the server reports a transient error (it rolled the statement back). A write whose
-    connection failed may have committed, and running it again could apply it twice."""
+    only when the server reports a transient error or a node deleted under it (it rolled the
+    statement back). A write whose connection failed may have committed, and running it again
+    could apply it twice."""
+    if deleted_meanwhile(exc):
+        return True
     if mode == READ_ACCESS:
         return exc.is_retryable()
     return isinstance(exc, neo4j_errors.Neo4jError) and exc.is_retryable()
+
+
+def deleted_meanwhile(exc: BaseException) -> bool:
+    """A statement found a node that a concurrent transaction deleted before it wrote to it:
+    run again, it no longer finds the node."""
+    return isinstance(exc, neo4j_errors.Neo4jError) and exc.code == ENTITY_NOT_FOUND
+
+
+def raced(exc: BaseException) -> bool:
+    """A transaction lost a race with a concurrent one: it created what that one created first
+    (a unique constraint) or used a node that one deleted. Run again, it reads what they did."""
+    return isinstance(exc, neo4j_errors.ConstraintError) or deleted_meanwhile(exc)
 
 
 def _reraise(exc: Exception) -> NoReturn:

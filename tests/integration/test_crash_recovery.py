@@ -101,7 +101,9 @@ async def test_full_reconcile_repairs_drift_in_both_directions(
     orphan = await memories.save(namespace, SaveInput(key="orphan", content="node lost"))
     kept_id, orphan_id = kept["memory"]["id"], orphan["memory"]["id"]
     await edge_store.delete([kept_id])
-    await memories.graph.write("memory_delete", ids=[orphan_id], namespace=namespace, now=now_utc())
+    await memories.graph.write(
+        "memory_delete", ids=[orphan_id], namespace=namespace, now=now_utc(), seen=None
+    )
     await memories.graph.write("tombstones_clear", ids=[orphan_id])
     report = await reconcile(memories, full=True)
     assert report.orphans_deleted >= 1
