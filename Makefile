@@ -90,3 +90,7 @@ bench-locomo: locomo-path setup  ## retrieval quality on LoCoMo (LOCOMO=path/to/
 
 locomo-path:
 	$(if $(LOCOMO),,$(error LOCOMO=path/to/locomo10.json is required))
+
+.PHONY: bench-replicas
+bench-replicas: setup  ## throughput of 1 and 2 replicas on a Qdrant server, 8 clients: bench/results/replicas.json
+	$(BIN)/python -m bench.replicas --size $(or $(REPLICA_SIZE),1000)

@@ -21,6 +21,7 @@ class FlakyEngine:
     `check()` fails while a flush error is set, which a flush clears unless `flush_fails`."""
 
     engine: str = "fake"
+    store_id: str = "fake-store"
     broken: bool = False
     reopen_repairs: bool = True
     open_fails: bool = False
