@@ -39,8 +39,8 @@ neo4j-status:
 test: setup  ## the whole suite against a real Neo4j started by the test session
 	$(BIN)/pytest
 
-soak: setup  ## long profiles: schemathesis (150 cases per operation), load (32 clients, 60 s), kill -9 under load (20 rounds); injection, isolation
-	MNEMO_TEST_PROFILE=soak $(BIN)/pytest -s tests/e2e/test_fuzz_openapi.py tests/e2e/test_load.py tests/e2e/test_crash_under_load.py tests/e2e/test_injection.py tests/e2e/test_isolation_matrix.py
+soak: setup  ## long profiles: schemathesis (150 cases per operation), load (32 clients, 60 s), kill -9 under load (20 rounds), the concurrency model (8 clients, 60 s); injection, isolation
+	MNEMO_TEST_PROFILE=soak $(BIN)/pytest -s tests/e2e/test_fuzz_openapi.py tests/e2e/test_load.py tests/e2e/test_crash_under_load.py tests/e2e/test_concurrency_model.py tests/e2e/test_injection.py tests/e2e/test_isolation_matrix.py
 
 # The team stack (docker-compose.yml) on this machine, with podman and images built here
 # (tools/stack; docs/deploy.md): STACK_ENV names its env file, test secrets by default.
