@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: setup run serve mcp neo4j-start neo4j-stop neo4j-status test soak lint format docs bench clean
+.PHONY: setup run serve mcp neo4j-start neo4j-stop neo4j-status test test-fast soak lint format docs bench clean
 .PHONY: stack-images stack-up stack-down stack-clean test-stack
 
 setup: $(VENV)/.synced tools/neo4j/target/build.stamp
@@ -38,6 +38,9 @@ neo4j-status:
 
 test: setup  ## the whole suite against a real Neo4j started by the test session
 	$(BIN)/pytest
+
+test-fast: setup  ## unit and adapter tests only (no Neo4j, no model downloads): seconds
+	$(BIN)/pytest tests/unit tests/adapters
 
 soak: setup  ## long profiles: schemathesis (150 cases per operation), load (32 clients, 60 s), kill -9 under load (20 rounds), the concurrency model (8 clients, 60 s); injection, isolation
 	MNEMO_TEST_PROFILE=soak $(BIN)/pytest -s tests/e2e/test_fuzz_openapi.py tests/e2e/test_load.py tests/e2e/test_crash_under_load.py tests/e2e/test_concurrency_model.py tests/e2e/test_injection.py tests/e2e/test_isolation_matrix.py

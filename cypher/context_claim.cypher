@@ -15,8 +15,11 @@ WHERE m.context_state = 'pending' AND coalesce(m.vector_store, $vector_store) = 
   AND NOT EXISTS { MATCH (held:ContextClaim {id: m.id}) WHERE held.until >= timestamp() }
 WITH m
 LIMIT $limit
-MERGE (c:ContextClaim {id: m.id})
-ON CREATE SET c.lease = $lease, c.until = timestamp() + $lease_ms, c.namespace = m.namespace
+// One deleted since it was matched reads without properties, and is not claimed.
+WITH m, m.id AS id, m.namespace AS namespace
+WHERE id IS NOT NULL
+MERGE (c:ContextClaim {id: id})
+ON CREATE SET c.lease = $lease, c.until = timestamp() + $lease_ms, c.namespace = namespace
 ON MATCH SET c.lease = CASE WHEN c.until < timestamp() THEN $lease ELSE c.lease END,
              c.until = CASE WHEN c.until < timestamp() THEN timestamp() + $lease_ms ELSE c.until END
 WITH m, c

@@ -2,6 +2,7 @@
 // memories not marked again since the claim read them (their context_seq unchanged); a memory
 // marked again meanwhile keeps its state and its text, so a slow refresh never undoes a newer
 // one.
+// @include lock_namespaces_of_items
 UNWIND $items AS item
 CALL (item) {
   MATCH (c:ContextClaim {id: item.id})

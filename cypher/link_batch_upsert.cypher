@@ -1,5 +1,6 @@
 // Create or update LINK edges of a batch of saves in one namespace (link_upsert with a source
 // per row); new ones are counted once in the namespace's counters.
+// @include lock_namespace
 UNWIND $links AS link
 MATCH (source:Memory {id: link.source_id})
 MATCH (target:Memory {id: link.target_id})

@@ -1,4 +1,5 @@
 // Bulk import: LINK edges between memories of one namespace named by key.
+// @include lock_namespace
 UNWIND $links AS link
 MATCH (source:Memory {namespace: $namespace, key: link.source})
 MATCH (target:Memory {namespace: $namespace, key: link.target})

@@ -1,5 +1,6 @@
 // Restore exported LINK edges as they were (weight, term, created_at, seq), both ends in the
 // namespace; new ones are counted once in the namespace's counters. Rows: the lines written.
+// @include lock_namespace
 UNWIND $links AS link
 MATCH (source:Memory {id: link.source_id})
 WHERE source.namespace = $namespace

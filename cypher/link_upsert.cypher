@@ -2,6 +2,7 @@
 // named by ref: a memory id, else a key of $namespace. New links are counted in the
 // namespace's counters. Returns the refs that name no memory, in the order given: the caller
 // rolls the transaction back when there are any.
+// @include lock_namespace
 MATCH (source:Memory {id: $source_id})
 UNWIND $links AS link
 OPTIONAL MATCH (by_id:Memory {id: toLower(link.target)})
@@ -26,7 +27,7 @@ CALL (source, found) {
   // @include mark_link_readers
   WITH source, sum(CASE WHEN created THEN 1 ELSE 0 END) AS added
   CALL (source, added) {
-    MERGE (s:NamespaceStats {namespace: source.namespace})
+    MERGE (s:NamespaceStats {namespace: $namespace})
     SET s.links = coalesce(s.links, 0) + added
   }
 }

@@ -4,6 +4,7 @@
 // namespace's counters move once.
 // A row with `restore` (an import) keeps the exported timestamps, access count and supersession
 // (its vector and its context go pending when its superseded flag changes).
+// @include lock_namespace
 UNWIND $rows AS row
 MERGE (m:Memory {id: row.id})
 ON CREATE SET m.created_at = row.created_at, m.accessed_at = row.created_at, m.access_count = 0

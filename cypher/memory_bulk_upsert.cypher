@@ -1,5 +1,6 @@
 // Bulk import: create or update many memories of one namespace; vectors pending until written,
 // contexts pending with every context that reads them (as memory_upsert).
+// @include lock_namespace
 UNWIND $rows AS row
 MERGE (m:Memory {namespace: $namespace, key: row.key})
 ON CREATE SET m.id = row.id, m.created_at = row.created_at, m.accessed_at = row.created_at,

@@ -2,14 +2,17 @@
 // counters lose their sizes and links. Each row: id, key, size_bytes and (repeated) the number
 // of links removed with the whole set. With $seen (id -> [accessed ms, updated ms] when the
 // memory was chosen, as cleanup does), a memory read or saved since then is kept: it is
-// write-locked before that is checked, so a save that committed first is never lost.
+// write-locked before that is checked, so a save that committed first is never lost. A memory
+// another delete removed while this one waited for its lock reads without properties: it is gone.
+// @include lock_namespace
 MATCH (m:Memory)
 WHERE m.id IN $ids AND m.namespace = $namespace
 SET m._lock = true
 REMOVE m._lock
 WITH m
-WHERE $seen IS NULL
-   OR $seen[m.id] = [m.accessed_at.epochMillis, m.updated_at.epochMillis]
+WHERE m.id IS NOT NULL
+  AND ($seen IS NULL
+   OR $seen[m.id] = [m.accessed_at.epochMillis, m.updated_at.epochMillis])
 WITH collect(m) AS doomed
 CALL (doomed) {
   UNWIND doomed AS m

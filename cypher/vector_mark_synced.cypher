@@ -4,6 +4,7 @@
 // is the right-hand side of the SET, so Cypher takes the node's write lock before reading the
 // state: a test in a WHERE would read it unlocked, and a supersession committing in between
 // would be overwritten (a lost update under read committed).
+// @include lock_namespaces_of_items
 UNWIND $items AS item
 MATCH (m:Memory {id: item.id})
 SET m.vector_state = CASE

@@ -196,7 +196,11 @@ class MemoryService:
             if not rows:
                 raise NotFound(f"No '{link_type}' link from {source} to {target}")
             await self.graph.write(
-                "link_delete", source_id=source_id, target_id=target_id, type=link_type
+                "link_delete",
+                namespace=namespace,
+                source_id=source_id,
+                target_id=target_id,
+                type=link_type,
             )
             return {"success": True, "removed": True, "link": link_view(rows[0]["link"])}
         spec = LinkSpec(id=target_id, weight=weight, type=link_type, term=term)

@@ -1,7 +1,8 @@
 """Writes racing on one memory: partial updates of different fields all land, saves (single or
 batch) of one new key end as one memory with one vector, every caller answered with success,
-concurrent links of one pair count once, and cleanup never evicts a memory saved after it chose
-it."""
+concurrent links of one pair count once, racing deletes of one memory delete it once, a memory
+saved, updated, linked and deleted at once answers every caller, and cleanup never evicts a
+memory saved after it chose it."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from datetime import UTC, datetime
 
 from service.config import Settings
 from service.core.batch import BatchSaver
+from service.core.errors import NotFound
 from service.core.lifecycle import remove_memories
 from service.core.memories import MemoryService
 from service.core.models import SaveInput, UpdateInput
@@ -96,6 +98,45 @@ async def test_concurrent_links_of_one_pair_make_one_link_counted_once(
     assert len(links) == 1
     assert links[0]["weight"] in weights
     assert (await memories.lifecycle.stats(namespace))["linkCount"] == 1
+
+
+async def test_racing_deletes_of_one_memory_delete_it_once_and_the_counters_follow(
+    memories: MemoryService, namespace: str
+) -> None:
+    for n in range(ROUNDS):
+        await memories.save(namespace, SaveInput(key=f"doomed-{n}", content=f"round {n}"))
+        answers = await asyncio.gather(
+            *(memories.delete(namespace, keys=[f"doomed-{n}"]) for _ in range(6))
+        )
+        assert sorted(a["deleted"] for a in answers) == [0] * 5 + [1]
+    stats = await memories.lifecycle.stats(namespace)
+    assert (stats["memoryCount"], stats["linkCount"]) == (0, 0)
+
+
+async def test_a_memory_saved_updated_linked_and_deleted_at_once_answers_every_caller(
+    memories: MemoryService, namespace: str
+) -> None:
+    await memories.save(namespace, SaveInput(key="anchor", content="always here"))
+    for n in range(ROUNDS):
+        key = f"contested-{n}"
+        await memories.save(namespace, SaveInput(key=key, content=f"round {n}"))
+        outcomes = await asyncio.gather(
+            memories.delete(namespace, keys=[key]),
+            memories.save(namespace, SaveInput(key=key, content=f"round {n}, saved again")),
+            memories.update(namespace, key, UpdateInput(title=f"title {n}")),
+            memories.link(namespace, key, "anchor", weight=0.7),
+            memories.link(namespace, "anchor", key, weight=0.3),
+            memories.delete(namespace, keys=[key]),
+            return_exceptions=True,
+        )
+        failures = [o for o in outcomes if isinstance(o, BaseException)]
+        assert [f for f in failures if not isinstance(f, NotFound)] == []
+    stored = await memories.get(
+        namespace, keys=["anchor", *(f"contested-{n}" for n in range(ROUNDS))]
+    )
+    links = sum(len(m["links"]) for m in stored["memories"])
+    stats = await memories.lifecycle.stats(namespace)
+    assert (stats["memoryCount"], stats["linkCount"]) == (len(stored["memories"]), links)
 
 
 async def test_cleanup_keeps_a_victim_saved_after_it_was_chosen_and_evicts_one_left_alone(
