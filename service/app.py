@@ -16,11 +16,11 @@ from service.api.auth import Authenticator
 from service.config import Settings, unknown_env_variables
 from service.core.bulk import BulkImporter
 from service.core.context_index import ContextIndex, background
-from service.core.errors import InternalError
 from service.core.memories import MemoryService
 from service.core.reconcile import Reconciler
 from service.core.retrieval import Retrieval
 from service.daemon import lock
+from service.errors import InternalError
 from service.retry import wait_until_ready
 from service.stores.embeddings import Embedder, SharedEmbedder, build_embedder
 from service.stores.graph_store import CypherLibrary, GraphStore

@@ -17,7 +17,7 @@ from tenacity import (
     wait_exponential,
 )
 
-from service.core.errors import BackendUnavailable
+from service.errors import BackendUnavailable
 
 log = logging.getLogger(__name__)
 

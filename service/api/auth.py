@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pydantic import SecretStr
 
 from service.config import NAMESPACE_PATTERN, AuthSettings, Role
-from service.core.errors import Forbidden, InvalidParameter, Unauthorized
+from service.errors import Forbidden, InvalidParameter, Unauthorized
 
 DEFAULT_NAMESPACE = "default"
 _ROLE_RANK: dict[Role, int] = {"reader": 0, "writer": 1, "admin": 2}

@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import Field
 
 from service.config import LimitsSettings
-from service.core.errors import InvalidParameter
+from service.errors import InvalidParameter
 
 NAMESPACE_DESCRIPTION = "Admin keys only: the namespace to act in (default: the key's own)."
 

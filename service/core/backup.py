@@ -20,12 +20,6 @@ from typing import Annotated, Any, Literal, cast
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from service.core.batch import BatchSaver
-from service.core.errors import (
-    InvalidParameter,
-    MnemographError,
-    NotFound,
-    invalid_from_validation,
-)
 from service.core.json_text import NotStorableJson, strict_loads
 from service.core.models import (
     LinkTypeParam,
@@ -38,6 +32,12 @@ from service.core.models import (
 from service.core.save_plan import Restored
 from service.core.scalars import Moment, NotAFlag
 from service.core.supersede import flag_vectors
+from service.errors import (
+    InvalidParameter,
+    MnemographError,
+    NotFound,
+    invalid_from_validation,
+)
 from service.stores.graph_store import GraphStore
 
 FORMAT = "mnemograph-export"

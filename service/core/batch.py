@@ -12,12 +12,6 @@ from pydantic import ValidationError
 
 from service.config import LimitsSettings, Settings
 from service.core.batch_plan import BatchPlanner, Planned, changed_texts, plan_batch
-from service.core.errors import (
-    InvalidParameter,
-    MnemographError,
-    error_envelope,
-    invalid_from_validation,
-)
 from service.core.models import SaveInput, now_utc
 from service.core.save_plan import (
     Restored,
@@ -29,6 +23,12 @@ from service.core.save_plan import (
 from service.core.supersede import (
     flag_vectors,
     record_supersession,
+)
+from service.errors import (
+    InvalidParameter,
+    MnemographError,
+    error_envelope,
+    invalid_from_validation,
 )
 from service.stores.embeddings import Embedder, Vector
 from service.stores.graph_store import GraphStore, Tx

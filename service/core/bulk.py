@@ -12,9 +12,9 @@ from typing import Any, TypedDict
 from service.config import Settings
 from service.core.backup import Restorer, RestoreReport
 from service.core.batch import BatchSaver, Cleanup
-from service.core.errors import InvalidParameter, MnemographError
 from service.core.models import SaveInput, now_utc
 from service.core.save_plan import SavePlan, bulk_row, check_sizes, plan_memory, vector_point
+from service.errors import InvalidParameter, MnemographError
 from service.stores.embeddings import Embedder
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import VectorStore

@@ -11,7 +11,6 @@ from typing import TypeVar
 
 from service.config import Settings
 from service.core.channels import Channels, Hit, Reached, WalkPruning
-from service.core.errors import BackendUnavailable
 from service.core.fulltext import free_text_query, searched_word_count
 from service.core.fusion import (
     Candidate,
@@ -29,6 +28,7 @@ from service.core.models import embedding_text
 from service.core.results import ContextItem, ContextResult, MemoryView
 from service.core.search_inputs import MemoryFilters, RetrieveInput, parse_sort_by
 from service.core.sorting import parse_sort_links
+from service.errors import BackendUnavailable
 from service.stores.reranker import CrossEncoder, shared_cross_encoder
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import cast
 
-from service.core.errors import InvalidParameter
+from service.errors import InvalidParameter
 
 EXCERPT_CHARS = 300
 ELLIPSIS = "…"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator
 
-from service.core.errors import MnemographError, PayloadTooLarge
+from service.errors import MnemographError, PayloadTooLarge
 
 
 async def numbered_lines(

@@ -11,7 +11,6 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from service.config import Settings
-from service.core.errors import InvalidParameter, NotFound
 from service.core.models import iso_ms, now_utc
 from service.core.results import (
     CleanupResult,
@@ -22,6 +21,7 @@ from service.core.results import (
 )
 from service.core.scalars import Flag, NotAFlag
 from service.core.supersede import flag_vectors
+from service.errors import InvalidParameter, NotFound
 from service.stores.graph_store import GraphStore, Row
 from service.stores.vector_store import VectorStore
 

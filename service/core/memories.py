@@ -11,11 +11,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.config import Settings
-from service.core.errors import (
-    InvalidParameter,
-    MemoryDisabled,
-    NotFound,
-)
 from service.core.hydration import LinkFilter, views_in_order
 from service.core.lifecycle import Lifecycle, remove_memories
 from service.core.models import (
@@ -37,6 +32,11 @@ from service.core.save_plan import (
     link_rows,
 )
 from service.core.saving import MemorySaver
+from service.errors import (
+    InvalidParameter,
+    MemoryDisabled,
+    NotFound,
+)
 from service.stores.embeddings import Embedder
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import VectorStore

@@ -13,7 +13,6 @@ import numpy as np
 import numpy.typing as npt
 
 from service.config import LimitsSettings
-from service.core.errors import Conflict, InvalidParameter, PayloadTooLarge
 from service.core.models import (
     LinkSpec,
     SaveInput,
@@ -28,6 +27,7 @@ from service.core.models import (
     text_sha256,
     utf8_len,
 )
+from service.errors import Conflict, InvalidParameter, PayloadTooLarge
 from service.stores.vector_store import VectorPoint
 
 

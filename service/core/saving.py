@@ -14,7 +14,6 @@ import numpy as np
 import numpy.typing as npt
 
 from service.config import Settings
-from service.core.errors import BackendUnavailable, Conflict, NotFound
 from service.core.hydration import views_in_order
 from service.core.models import SaveInput, now_utc
 from service.core.results import MemoryView, SaveResult, SimilarMemory
@@ -35,6 +34,7 @@ from service.core.supersede import (
     superseders,
 )
 from service.core.synced_marks import SyncedMarks
+from service.errors import BackendUnavailable, Conflict, NotFound
 from service.stores.embeddings import Embedder, Vectors
 from service.stores.graph_store import GraphStore, Tx
 from service.stores.vector_store import VectorFilter, VectorPoint, VectorStore

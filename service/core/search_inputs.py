@@ -11,10 +11,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from service.core.errors import InvalidParameter
 from service.core.models import TYPE_PATTERN, MemoryType, Score, Tag
 from service.core.scalars import Flag, NotAFlag
 from service.core.sorting import SortLinksParam
+from service.errors import InvalidParameter
 
 MAX_QUERY_CHARS = 10_000
 SORT_BY_VALUES = ("timestamp", "relevance")

@@ -10,7 +10,7 @@ from typing import Annotated, Any, cast
 
 from pydantic import Field
 
-from service.core.errors import InvalidParameter
+from service.errors import InvalidParameter
 
 MISSING_SCORE = 50.0
 

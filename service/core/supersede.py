@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from service.core.errors import InvalidParameter
 from service.core.models import now_utc
+from service.errors import InvalidParameter
 from service.stores.graph_store import GraphStore, Tx
 from service.stores.vector_store import VectorStore
 

@@ -10,7 +10,7 @@ import orjson
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from service.api.metrics import ERRORS
-from service.core.errors import InvalidParameter, error_envelope, new_request_id
+from service.errors import InvalidParameter, error_envelope, new_request_id
 
 log = logging.getLogger(__name__)
 

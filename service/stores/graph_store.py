@@ -33,7 +33,7 @@ from neo4j import time as neo4j_time
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
 from service.config import Neo4jSettings
-from service.core.errors import BackendUnavailable, Conflict, MnemographError
+from service.errors import BackendUnavailable, Conflict, MnemographError
 
 log = logging.getLogger(__name__)
 

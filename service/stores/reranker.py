@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from tokenizers import Tokenizer
 
-from service.core.errors import BackendUnavailable
+from service.errors import BackendUnavailable
 from service.stores.embeddings import ONNX_FAILURES, cpu_session, verify_sha256
 
 MAX_TOKENS = 256  # query and text together; longer texts are cut at the end

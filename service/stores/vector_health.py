@@ -11,7 +11,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from service.core.errors import BackendUnavailable
+from service.errors import BackendUnavailable
 from service.stores.vector_store import (
     IndexStatus,
     VectorFilter,

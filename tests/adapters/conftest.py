@@ -17,10 +17,10 @@ from service.app import Runtime, RuntimeRef
 from service.config import Settings, load_settings
 from service.core.batch import batch_response, validate_items
 from service.core.batch_plan import Planned
-from service.core.errors import MemoryDisabled, NotFound
 from service.core.models import SaveInput, now_utc
 from service.core.save_plan import plan_memory
 from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
+from service.errors import MemoryDisabled, NotFound
 
 
 @dataclass

@@ -11,7 +11,7 @@ from mcp import Client
 
 from service.api.mcp.server import build_mcp_server
 from service.config import load_settings
-from service.core.errors import NotFound
+from service.errors import NotFound
 from tests.adapters.conftest import FakeRuntime, MakeHttp, fake_runtime, runtime_ref
 
 DISABLED = (

@@ -19,7 +19,7 @@ import pytest_asyncio
 from qdrant_client import AsyncQdrantClient
 
 from service.config import Settings
-from service.core.errors import BackendUnavailable
+from service.errors import BackendUnavailable
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import (
     CollectionLayout,

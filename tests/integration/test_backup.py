@@ -14,12 +14,12 @@ import pytest
 from service.core import backup
 from service.core.backup import export_lines
 from service.core.bulk import BulkImporter
-from service.core.errors import Conflict
 from service.core.jsonl import numbered_lines
 from service.core.memories import MemoryService
 from service.core.models import SaveInput
 from service.core.retrieval import Retrieval
 from service.core.search_inputs import RetrieveInput, SearchInput
+from service.errors import Conflict
 from service.stores.graph_store import GraphStore
 
 MEMORIES: list[dict[str, Any]] = [

@@ -11,10 +11,10 @@ from datetime import UTC, datetime
 
 from service.config import Settings
 from service.core.batch import BatchSaver
-from service.core.errors import NotFound
 from service.core.lifecycle import remove_memories
 from service.core.memories import MemoryService
 from service.core.models import SaveInput, UpdateInput
+from service.errors import NotFound
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore
 

@@ -10,10 +10,10 @@ import pytest
 
 from service.config import Settings
 from service.core.bulk import BulkImporter
-from service.core.errors import InvalidParameter, NotFound
 from service.core.memories import MemoryService
 from service.core.models import SaveInput, now_utc
 from service.core.save_plan import plan_memory
+from service.errors import InvalidParameter, NotFound
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore

@@ -11,16 +11,16 @@ import pytest
 
 from service.config import Settings
 from service.core.bulk import BulkImporter
-from service.core.errors import (
+from service.core.memories import LinkFilter, MemoryService
+from service.core.models import LinkSpec, SaveInput, UpdateInput, now_utc
+from service.core.save_plan import link_rows
+from service.errors import (
     Conflict,
     InvalidParameter,
     MemoryDisabled,
     NotFound,
     PayloadTooLarge,
 )
-from service.core.memories import LinkFilter, MemoryService
-from service.core.models import LinkSpec, SaveInput, UpdateInput, now_utc
-from service.core.save_plan import link_rows
 from service.stores.embeddings import LocalMiniLM, Vectors
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore, VectorFilter

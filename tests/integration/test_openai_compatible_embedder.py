@@ -14,7 +14,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from service.config import EmbeddingSettings
-from service.core.errors import BackendUnavailable
+from service.errors import BackendUnavailable
 from service.stores.embeddings import LocalMiniLM, OpenAICompatibleEmbedder
 from service.stores.neo4j_local import free_port
 

@@ -11,7 +11,6 @@ import pytest
 
 from service.config import Settings
 from service.core.bulk import BulkImporter
-from service.core.errors import InvalidParameter
 from service.core.fusion import bm25_of
 from service.core.memories import MemoryService
 from service.core.models import LinkSpec, SaveInput
@@ -24,6 +23,7 @@ from service.core.search_inputs import (
     SearchInput,
     SearchMode,
 )
+from service.errors import InvalidParameter
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore
 from tests.conftest import importer_over, retrieval_over

@@ -12,12 +12,12 @@ import pytest
 
 from service.config import Settings
 from service.core.bulk import BulkImporter
-from service.core.errors import BackendUnavailable, InvalidParameter, NotFound
 from service.core.memories import MemoryService
 from service.core.models import SaveInput, now_utc
 from service.core.reconcile import Reconciler
 from service.core.retrieval import Retrieval
 from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
+from service.errors import BackendUnavailable, InvalidParameter, NotFound
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore, Tx
 from service.stores.vector_store import EdgeVectorStore, VectorPoint

@@ -7,7 +7,7 @@ from pydantic import ValidationError
 
 from service.api.auth import Authenticator, Principal
 from service.config import AuthSettings, Settings, unknown_env_variables
-from service.core.errors import (
+from service.errors import (
     Forbidden,
     InvalidParameter,
     NotFound,

@@ -48,11 +48,11 @@ def test_a_failed_start_is_told_by_its_last_error_line_since_the_spawn(tmp_path:
         output.write(
             "INFO:     Waiting for application startup.\n"
             "Traceback (most recent call last):\n"
-            "service.core.errors.BackendUnavailable: neo4j is unavailable: refused\n"
+            "service.errors.BackendUnavailable: neo4j is unavailable: refused\n"
             "ERROR:    Application startup failed. Exiting.\n"
         )
     assert start_failure(log, offset, 3) == (
-        "mnemograph: the daemon exited with status 3: service.core.errors.BackendUnavailable: "
+        "mnemograph: the daemon exited with status 3: service.errors.BackendUnavailable: "
         f"neo4j is unavailable: refused (log: {log})"
     )
     assert start_failure(tmp_path / "missing.log", 0, 1) == (

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from service.core.errors import InvalidParameter
 from service.core.fulltext import (
     excerpt,
     free_text_query,
@@ -14,6 +13,7 @@ from service.core.fulltext import (
     quote_term,
     searched_word_count,
 )
+from service.errors import InvalidParameter
 
 
 def test_keywords_come_from_a_list_or_a_comma_separated_string() -> None:

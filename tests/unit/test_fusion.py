@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from service.core.errors import InvalidParameter
 from service.core.fusion import (
     Candidate,
     FusionWeights,
@@ -21,6 +20,7 @@ from service.core.fusion import (
     word_coverage,
 )
 from service.core.search_inputs import MemoryFilters, parse_date, parse_sort_by
+from service.errors import InvalidParameter
 
 
 def test_graph_scores_are_one_over_hops_plus_half() -> None:

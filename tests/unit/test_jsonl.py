@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 
-from service.core.errors import MnemographError, PayloadTooLarge
 from service.core.jsonl import numbered_lines
+from service.errors import MnemographError, PayloadTooLarge
 
 
 async def stream(chunks: Sequence[bytes]) -> AsyncIterator[bytes]:

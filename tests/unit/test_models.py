@@ -9,7 +9,6 @@ from typing import cast
 import pytest
 from pydantic import ValidationError
 
-from service.core.errors import invalid_from_validation
 from service.core.models import (
     LinkSpec,
     SaveInput,
@@ -22,6 +21,7 @@ from service.core.models import (
     slugify,
 )
 from service.core.search_inputs import RetrieveInput
+from service.errors import invalid_from_validation
 
 
 def test_private_spans_are_replaced_by_redacted() -> None:

@@ -12,7 +12,7 @@ from neo4j import READ_ACCESS, WRITE_ACCESS
 from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from service.config import Neo4jSettings
-from service.core.errors import BackendUnavailable, InvalidParameter
+from service.errors import BackendUnavailable, InvalidParameter
 from service.retry import wait_until_ready
 from service.stores.graph_store import CypherLibrary, GraphStore, may_retry
 from service.stores.neo4j_local import free_port

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.core.errors import InvalidParameter
 from service.core.sorting import combined_score, filter_links, parse_sort_links, sort_links
+from service.errors import InvalidParameter
 
 
 def link(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from service.core.errors import InvalidParameter
 from service.core.supersede import refuse_cycle, supersede_targets
+from service.errors import InvalidParameter
 
 CYCLE = (
     "Invalid supersedes value: '{}' supersedes the memory being saved (directly or through "

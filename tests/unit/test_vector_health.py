@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from service.core.errors import BackendUnavailable
+from service.errors import BackendUnavailable
 from service.stores.vector_health import SelfHealingVectorStore
 from service.stores.vector_store import IndexStatus, VectorFilter, VectorHit, VectorPoint
 

@@ -31,14 +31,14 @@ from service.api.ratelimit import RateLimiter
 from service.api.tools import EXPORT_PATH, IMPORT_PATH, list_fields_for_path
 from service.app import RuntimeRef, open_runtime
 from service.config import Settings
-from service.core.errors import (
+from service.daemon import folder_id
+from service.errors import (
     InvalidParameter,
     MnemographError,
     NotFound,
     error_envelope,
     invalid_from_validation,
 )
-from service.daemon import folder_id
 
 
 def create_app(settings: Settings) -> FastAPI:

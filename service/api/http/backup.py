@@ -14,8 +14,8 @@ from service.api.http.responses import JSONResponse
 from service.api.http.strict_requests import StrictRoute
 from service.api.tools import EXPORT_PATH, IMPORT_PATH
 from service.core.backup import export_lines
-from service.core.errors import PayloadTooLarge
 from service.core.jsonl import numbered_lines
+from service.errors import PayloadTooLarge
 
 router = APIRouter(tags=["backup"], route_class=StrictRoute)
 

@@ -18,7 +18,7 @@ from service.api.metrics import ERRORS
 from service.api.ratelimit import RateLimiter, retry_after
 from service.api.tools import list_fields_for_path
 from service.config import HttpSettings
-from service.core.errors import (
+from service.errors import (
     Forbidden,
     InternalError,
     MnemographError,

@@ -18,9 +18,9 @@ from service.api.http.responses import JSONResponse
 from service.api.http.strict_requests import StrictRoute
 from service.api.params import NamespaceParam, check_refs
 from service.api.tools import TOOLS
-from service.core.errors import InvalidParameter, NotFound
 from service.core.models import SaveInput, UpdateInput, drop_nulls
 from service.core.sorting import SortLinksParam, parse_sort_links
+from service.errors import InvalidParameter, NotFound
 
 router = APIRouter(tags=["memories"], route_class=StrictRoute)
 

@@ -12,7 +12,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from service.api.http.responses import JSONResponse
 from service.api.metrics import observe_readiness
 from service.app import Runtime, RuntimeRef
-from service.core.errors import BackendUnavailable
+from service.errors import BackendUnavailable
 
 router = APIRouter(tags=["ops"])  # probes: cache-busters and scrape params are harmless
 

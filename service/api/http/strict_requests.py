@@ -16,8 +16,8 @@ from fastapi import Request, Response
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 
-from service.core.errors import unknown_parameter
 from service.core.json_text import NotStorableJson, strict_loads
+from service.errors import unknown_parameter
 
 
 class StrictJsonRequest(Request):

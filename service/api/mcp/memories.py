@@ -12,7 +12,6 @@ from pydantic import Field
 from service.api.mcp.session import ToolSession, tool, tool_result
 from service.api.params import NamespaceParam, check_refs
 from service.api.tools import TOOLS
-from service.core.errors import InvalidParameter
 from service.core.models import (
     ContentParam,
     IdParam,
@@ -33,6 +32,7 @@ from service.core.models import (
 )
 from service.core.scalars import Flag
 from service.core.sorting import SortLinksParam, parse_sort_links
+from service.errors import InvalidParameter
 
 Ids = Annotated[
     list[str] | None,

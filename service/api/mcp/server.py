@@ -19,7 +19,7 @@ from service.api.mcp.session import ToolSession, tool_result
 from service.api.metrics import ERRORS, TOOL_LATENCY
 from service.api.tools import TOOLS
 from service.app import RuntimeRef
-from service.core.errors import (
+from service.errors import (
     InternalError,
     InvalidParameter,
     MnemographError,

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import qdrant_edge as edge
 
-from service.core.errors import BackendUnavailable
+from service.errors import BackendUnavailable
 from service.stores.vector_store.base import (
     FLOAT_FIELDS,
     INTEGER_FIELDS,

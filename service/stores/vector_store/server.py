@@ -25,7 +25,7 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
-from service.core.errors import BackendUnavailable
+from service.errors import BackendUnavailable
 from service.stores.vector_store.base import (
     FLOAT_FIELDS,
     INTEGER_FIELDS,
