@@ -64,17 +64,18 @@ stack-clean:  ## stop the stack and remove its volumes too: both stores' data an
 test-stack: setup  ## end to end against the stack (tests/stack): up, HTTP + MCP with keys, export/import, restarts; down
 	STACK_ENV=$(STACK_ENV) $(BIN)/pytest -s --durations=20 tests/stack
 
-lint: setup
+lint: setup  ## ruff, pyright strict, and the import contracts of pyproject.toml (lint-imports)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/pyright
+	$(BIN)/lint-imports
 
 format: setup
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
 docs: setup  ## rewrite docs/reference/ (settings, MCP tools, HTTP routes) from the code
-	$(BIN)/python -m service.docs_gen
+	$(BIN)/python -m devtools.docs_gen
 
 SIZE ?= 10000
 bench: setup  ## latency, throughput and floor at SIZE memories (10000): bench/results/$(SIZE).json

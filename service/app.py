@@ -10,16 +10,14 @@ from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager, nullcontext
 from dataclasses import dataclass, field
 
-from qdrant_client import AsyncQdrantClient
-
-from service.api.auth import Authenticator
+from service.auth import Authenticator
 from service.config import Settings, unknown_env_variables
 from service.core.bulk import BulkImporter
 from service.core.context_index import ContextIndex, background
 from service.core.memories import MemoryService
 from service.core.reconcile import Reconciler
 from service.core.retrieval import Retrieval
-from service.daemon import lock
+from service.data_folder import lock
 from service.errors import InternalError
 from service.retry import wait_until_ready
 from service.stores.embeddings import Embedder, SharedEmbedder, build_embedder
@@ -84,13 +82,12 @@ def build_vector_store(
     collection = collection_name(model) + suffix
     if settings.qdrant.url:
         api_key = settings.qdrant.api_key.get_secret_value() or None
-        client = AsyncQdrantClient(url=settings.qdrant.url, api_key=api_key, timeout=10)
         layout = CollectionLayout(
             settings.qdrant.shards,
             settings.qdrant.replication_factor,
             settings.qdrant.write_consistency_factor,
         )
-        return ServerVectorStore(client, collection, dimensions, layout)
+        return ServerVectorStore.at(settings.qdrant.url, api_key, collection, dimensions, layout)
     return SelfHealingVectorStore(
         EdgeVectorStore(settings.data_dir / "qdrant" / collection, dimensions)
     )

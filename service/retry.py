@@ -1,25 +1,55 @@
-"""Start-up waits for backends that may still be coming up.
+"""The one retry policy of every backend call that retries (tenacity): transient failures run
+again after exponential, jittered waits until a time budget is spent; any other error at once.
 
-Only transient failures are retried. At run time, Neo4j's transient failures are retried where
-the statements run (`GraphStore`: reads itself, writes by the driver), not here.
+Used by start-up waits (`wait_until_ready`), Neo4j's auto-commit statements and Qdrant server
+calls; each caller says which failures are transient and how long it may wait.
 """
 
 from __future__ import annotations
 
 import logging
+import random
 from collections.abc import Awaitable, Callable
 
-from tenacity import (
-    AsyncRetrying,
-    RetryError,
-    retry_if_exception_type,
-    stop_after_delay,
-    wait_exponential,
-)
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_delay
 
 from service.errors import BackendUnavailable
 
 log = logging.getLogger(__name__)
+
+JITTER = 0.2  # each wait is drawn within ±20%, so calls that failed together do not retry together
+
+
+def retrying(
+    call: str,
+    transient: Callable[[BaseException], bool],
+    budget_s: float,
+    first_wait_s: float,
+    max_wait_s: float,
+    logger: logging.Logger = log,
+) -> AsyncRetrying:
+    """Attempts of `call`: a failure `transient` accepts runs again after `first_wait_s`, then
+    twice as long each time (at most `max_wait_s`), while under `budget_s` since the first
+    attempt; the last failure, or any other, is raised. Each retry is logged on `logger` with
+    the failure's first line (never a payload) and the wait."""
+
+    def wait(state: RetryCallState) -> float:
+        base = min(first_wait_s * 2 ** (state.attempt_number - 1), max_wait_s)
+        return base * random.uniform(1 - JITTER, 1 + JITTER)
+
+    def before_sleep(state: RetryCallState) -> None:
+        error = state.outcome.exception() if state.outcome is not None else None
+        text = str(error).splitlines()[0] if error is not None and str(error) else repr(error)
+        pause = state.next_action.sleep if state.next_action is not None else 0.0
+        logger.warning("%s failed (%s); retrying in %.0f s", call, text, pause)
+
+    return AsyncRetrying(
+        retry=retry_if_exception(transient),
+        wait=wait,
+        stop=stop_after_delay(budget_s),
+        before_sleep=before_sleep,
+        reraise=True,
+    )
 
 
 async def wait_until_ready(
@@ -31,20 +61,21 @@ async def wait_until_ready(
     """Call `probe` until it succeeds or `timeout_s` passes; then fail with a clear message."""
     attempts = 0
     try:
-        async for attempt in AsyncRetrying(
-            retry=retry_if_exception_type((BackendUnavailable, OSError)),
-            wait=wait_exponential(multiplier=0.2, max=2.0),
-            stop=stop_after_delay(timeout_s),
-            reraise=False,
+        async for attempt in retrying(
+            f"{backend} readiness probe", _unready, timeout_s, first_wait_s=0.2, max_wait_s=2.0
         ):
             with attempt:
                 attempts += 1
                 await probe()
-    except RetryError as exc:
-        last = exc.last_attempt.exception()
+    except (BackendUnavailable, OSError) as exc:
         raise BackendUnavailable(
             backend,
-            f"not reachable after {timeout_s:.0f} s and {attempts} attempts ({last}). {hint}",
-        ) from last
+            f"not reachable after {timeout_s:.0f} s and {attempts} attempts ({exc}). {hint}",
+        ) from exc
     if attempts > 1:
         log.info("%s became ready after %d attempts", backend, attempts)
+
+
+def _unready(exc: BaseException) -> bool:
+    """A backend still coming up: it refuses connections or reports itself unavailable."""
+    return isinstance(exc, BackendUnavailable | OSError)

@@ -1,2 +1,2 @@
-"""One owner of the local stores: the data folder's lock, the `serve` daemon and its discovery
-file, the stdio bridge that relays MCP to it, and the client helper that finds or starts it."""
+"""The `serve` daemon that owns the local stores, the stdio bridge that relays MCP to it, and the
+client helper that finds or starts it (the folder's lock and discovery: service/data_folder)."""

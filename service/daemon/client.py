@@ -15,7 +15,7 @@ from typing import cast
 import httpx
 
 from service.config import Settings
-from service.daemon import discovery, folder_id, lock
+from service.data_folder import discovery, folder_id, lock
 
 log = logging.getLogger(__name__)
 LOG_FILE = Path("logs") / "daemon.log"

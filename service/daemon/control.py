@@ -14,9 +14,9 @@ from typing import Any, cast
 import httpx
 
 from service.config import Settings
-from service.daemon import discovery, lock
 from service.daemon.bridge import Bridge
 from service.daemon.client import LOG_FILE, DaemonError, api_headers, ensure_server
+from service.data_folder import discovery, lock
 from service.processes import alive
 from service.stores.neo4j_local import LocalNeo4j
 

@@ -13,9 +13,9 @@ import uvicorn
 
 from service.api.http.app import create_app
 from service.config import Settings
-from service.daemon import discovery, lock
 from service.daemon.client import configured_url
 from service.daemon.http_protocol import EnvelopeHttpToolsProtocol
+from service.data_folder import discovery, lock
 from service.logs import QuerylessAccessFilter
 
 log = logging.getLogger(__name__)

@@ -5,10 +5,8 @@ The only module that imports `neo4j`. Values leave it as plain Python (datetimes
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import logging
-import random
 import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -34,6 +32,7 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
 from service.config import Neo4jSettings
 from service.errors import BackendUnavailable, Conflict, MnemographError
+from service.retry import retrying
 
 log = logging.getLogger(__name__)
 
@@ -172,25 +171,21 @@ class GraphStore:
     async def _run_with_retries(
         self, name: str, params: Mapping[str, Any], mode: str
     ) -> list[Record]:
-        """Transient failures retried (`may_retry`), pausing 1, 2, 4 ... s (± 20%, so statements
-        that failed together do not retry together), until `retry_time_s` have passed since the
-        first failure."""
-        first_failure: float | None = None
-        pause = 1.0
-        while True:
-            try:
+        """Transient failures retried (`may_retry`) by the one retry policy: pauses of 1, 2, 4
+        ... s, for `retry_time_s`."""
+        async for attempt in retrying(
+            f"{mode} {name}",
+            lambda exc: may_retry(exc, mode),
+            self._settings.retry_time_s,
+            first_wait_s=1.0,
+            max_wait_s=30.0,
+            logger=log,
+        ):
+            with attempt:
                 async with self._session(mode) as session:
                     result = await session.run(self._library.query(name), dict(params))
                     return (await result.to_eager_result()).records
-            except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as exc:
-                now = time.monotonic()
-                first_failure = now if first_failure is None else first_failure
-                if not may_retry(exc, mode) or now - first_failure >= self._settings.retry_time_s:
-                    raise
-                delay = pause * random.uniform(0.8, 1.2)
-                log.warning("%s %s failed (%s); retrying in %.0f s", mode, name, exc, delay)
-                await asyncio.sleep(delay)
-                pause *= 2
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _session(self, access_mode: str = WRITE_ACCESS) -> AsyncSession:
         """A session in the causal chain of every statement this store runs (the driver's
@@ -272,7 +267,7 @@ class GraphStore:
             _reraise(exc)
 
 
-def may_retry(exc: neo4j_errors.Neo4jError | neo4j_errors.DriverError, mode: str) -> bool:
+def may_retry(exc: BaseException, mode: str) -> bool:
     """Whether an auto-commit statement may run again: a read on any transient failure; a write
     only when the server reports a transient error or a node deleted under it (it rolled the
     statement back). A write whose connection failed may have committed, and running it again
@@ -280,7 +275,9 @@ def may_retry(exc: neo4j_errors.Neo4jError | neo4j_errors.DriverError, mode: str
     if deleted_meanwhile(exc):
         return True
     if mode == READ_ACCESS:
-        return exc.is_retryable()
+        return isinstance(exc, neo4j_errors.Neo4jError | neo4j_errors.DriverError) and (
+            exc.is_retryable()
+        )
     return isinstance(exc, neo4j_errors.Neo4jError) and exc.is_retryable()
 
 

@@ -11,9 +11,9 @@ import httpx
 import pytest
 import pytest_asyncio
 
-from service.api.auth import Authenticator
 from service.api.http.app import create_app
 from service.app import Runtime, RuntimeRef
+from service.auth import Authenticator
 from service.config import Settings, load_settings
 from service.core.batch import batch_response, validate_items
 from service.core.batch_plan import Planned

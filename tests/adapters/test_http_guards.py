@@ -12,8 +12,8 @@ import pytest
 from mcp import Client
 from prometheus_client import REGISTRY
 
-from service.api.auth import Principal
 from service.api.mcp.server import build_mcp_server
+from service.auth import Principal
 from service.config import load_settings
 from tests.adapters.conftest import MakeHttp, fake_runtime, runtime_ref
 

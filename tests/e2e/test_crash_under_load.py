@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from service.config import Settings
 from service.core.models import embedding_text
-from service.daemon import discovery, lock
+from service.data_folder import discovery, lock
 from service.processes import alive
 from service.stores.embeddings import LocalMiniLM
 from service.stores.neo4j_local import free_port

@@ -23,7 +23,7 @@ from mcp_types import CallToolResult
 from service.config import Settings
 from service.core.memories import MemoryService
 from service.core.models import LinkSpec, SaveInput
-from service.daemon import discovery, folder_id, lock
+from service.data_folder import discovery, folder_id, lock
 from service.processes import alive
 from service.stores.graph_store import GraphStore
 from service.stores.neo4j_local import free_port

@@ -17,7 +17,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from service.api.tools import TOOLS
 from service.config import Settings
-from service.daemon import discovery
+from service.data_folder import discovery
 from service.stores.neo4j_local import free_port
 from tests.e2e.conftest import REPO, service_env
 from tests.e2e.test_daemon import START_TIMEOUT_S, Daemon, cli, stop_daemon

@@ -15,7 +15,7 @@ import pytest
 import pytest_asyncio
 
 from service.config import Settings
-from service.daemon import lock
+from service.data_folder import lock
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore, collection_name
 from tests.browser_graph import open_driver

@@ -11,10 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from service import cli
-from service.api.auth import Authenticator, Principal
 from service.api.http.guards import allowed
 from service.api.ratelimit import RateLimiter, retry_after
+from service.auth import Authenticator, Principal
+from service.cli import main as cli
 from service.config import AuthSettings, Settings
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from service.api.auth import Authenticator, Principal
+from service.auth import Authenticator, Principal
 from service.config import AuthSettings, Settings, unknown_env_variables
 from service.errors import (
     Forbidden,

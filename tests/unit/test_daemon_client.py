@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from service.config import AuthSettings, HttpSettings, McpSettings, Settings
-from service.daemon import discovery, folder_id, lock
 from service.daemon.client import (
     DaemonError,
     api_headers,
@@ -21,6 +20,7 @@ from service.daemon.client import (
     find_server,
     start_failure,
 )
+from service.data_folder import discovery, folder_id, lock
 
 
 def test_a_wildcard_listen_address_is_reached_on_loopback() -> None:

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from service.daemon import folder_id, lock
+from service.data_folder import folder_id, lock
 
 REPO = Path(__file__).resolve().parents[2]
 HOLD = """
 import sys, time
 from pathlib import Path
-from service.daemon import lock
+from service.data_folder import lock
 lock.acquire(Path(sys.argv[1]), "serve", "http://127.0.0.1:9")
 print("locked", flush=True)
 time.sleep(600)
@@ -27,7 +27,7 @@ time.sleep(600)
 TRY = """
 import sys, time
 from pathlib import Path
-from service.daemon import lock
+from service.data_folder import lock
 started = time.perf_counter()
 try:
     lock.acquire(Path(sys.argv[1]), "reconcile")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from service.backup_views import import_shortfall
-from service.memory_views import without_final_line_break
+from service.cli.backup_views import import_shortfall
+from service.cli.memory_views import without_final_line_break
 
 
 def test_piped_text_loses_only_the_line_break_that_ends_it() -> None:

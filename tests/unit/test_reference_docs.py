@@ -7,7 +7,7 @@ import re
 import pytest
 from pydantic import BaseModel
 
-from service import docs_gen
+from devtools import docs_gen
 from service.config import Settings, unknown_env_variables
 
 

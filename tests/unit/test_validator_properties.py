@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from service.api.auth import Principal
+from service.auth import Principal
 from service.config import NAMESPACE_PATTERN
 from service.core.fulltext import MAX_KEYWORD_CHARS, MAX_KEYWORDS, parse_keywords, quote_term
 from service.core.models import SaveInput

@@ -12,7 +12,6 @@ from fastapi.middleware.cors import CORSMiddleware
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from service.api.auth import Authenticator
 from service.api.http import backup, batch, lifecycle, links, memories, ops, search
 from service.api.http.guards import (
     BodyLimit,
@@ -30,8 +29,9 @@ from service.api.metrics import ERRORS, RequestMetrics
 from service.api.ratelimit import RateLimiter
 from service.api.tools import EXPORT_PATH, IMPORT_PATH, list_fields_for_path
 from service.app import RuntimeRef, open_runtime
+from service.auth import Authenticator
 from service.config import Settings
-from service.daemon import folder_id
+from service.data_folder import folder_id
 from service.errors import (
     InvalidParameter,
     MnemographError,

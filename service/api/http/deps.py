@@ -7,9 +7,9 @@ from typing import Annotated
 
 from fastapi import Depends, Path, Query, Request
 
-from service.api.auth import Principal
 from service.api.params import NAMESPACE_DESCRIPTION
 from service.app import Runtime, RuntimeRef
+from service.auth import Principal
 
 
 def _runtime(request: Request) -> Runtime:

@@ -12,11 +12,11 @@ from collections.abc import Collection, Mapping, Sequence
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from service.api.auth import Authenticator, presented_key
 from service.api.http.responses import JSONResponse
 from service.api.metrics import ERRORS
 from service.api.ratelimit import RateLimiter, retry_after
 from service.api.tools import list_fields_for_path
+from service.auth import Authenticator, presented_key
 from service.config import HttpSettings
 from service.errors import (
     Forbidden,

@@ -11,9 +11,9 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
 
-from service.api.auth import Principal
 from service.api.tools import ToolSpec
 from service.app import Runtime, RuntimeRef
+from service.auth import Principal
 from service.config import Role
 
 

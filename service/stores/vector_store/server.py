@@ -16,16 +16,9 @@ import numpy.typing as npt
 from qdrant_client import AsyncQdrantClient
 from qdrant_client import models as qm
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
-from tenacity import (
-    AsyncRetrying,
-    RetryCallState,
-    retry_if_exception,
-    retry_never,
-    stop_after_delay,
-    wait_exponential_jitter,
-)
 
 from service.errors import BackendUnavailable
+from service.retry import retrying
 from service.stores.vector_store.base import (
     FLOAT_FIELDS,
     INTEGER_FIELDS,
@@ -83,6 +76,19 @@ class ServerVectorStore:
         self._layout = layout or CollectionLayout()
         self._retry_s = retry_s
         self._store_id = ""
+
+    @classmethod
+    def at(
+        cls,
+        url: str,
+        api_key: str | None,
+        collection: str,
+        dimensions: int,
+        layout: CollectionLayout | None = None,
+    ) -> ServerVectorStore:
+        """The collection on the server or cluster at `url` (a 10 s timeout per call)."""
+        client = AsyncQdrantClient(url=url, api_key=api_key, timeout=10)
+        return cls(client, collection, dimensions, layout)
 
     @property
     def store_id(self) -> str:
@@ -271,20 +277,26 @@ class ServerVectorStore:
     async def _call(self, name: str, call: Callable[[], Awaitable[T]], retry: bool = True) -> T:
         """`call`, retried while it fails transiently (for `retry_s`); any failure that remains
         is `BackendUnavailable`."""
-        retrying = AsyncRetrying(
-            retry=retry_if_exception(transient) if retry else retry_never,
-            wait=wait_exponential_jitter(multiplier=0.1, max=1.0, jitter=0.1),
-            stop=stop_after_delay(self._retry_s),
-            before_sleep=lambda state: _log_retry(name, state),
-            reraise=True,
+        retrying_call = retrying(
+            f"qdrant {name}",
+            transient if retry else never,
+            self._retry_s,
+            first_wait_s=0.1,
+            max_wait_s=1.0,
+            logger=log,
         )
         try:
-            async for attempt in retrying:
+            async for attempt in retrying_call:
                 with attempt:
                     return await call()
         except Exception as exc:
             raise BackendUnavailable("qdrant", str(exc)) from exc
         raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def never(exc: BaseException) -> bool:
+    """No failure is worth another try (a probe that must answer now)."""
+    return False
 
 
 def transient(exc: BaseException) -> bool:
@@ -293,15 +305,6 @@ def transient(exc: BaseException) -> bool:
         return exc.status_code in TRANSIENT_STATUS
     return isinstance(exc, ResponseHandlingException) and isinstance(
         exc.source, httpx.TransportError
-    )
-
-
-def _log_retry(name: str, state: RetryCallState) -> None:
-    """The call's name, the attempt and the error's first line (never a payload)."""
-    error = state.outcome.exception() if state.outcome is not None else None
-    first_line = str(error).splitlines()[0] if error is not None and str(error) else repr(error)
-    log.warning(
-        "qdrant %s failed (attempt %d: %s); retrying", name, state.attempt_number, first_line
     )
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
-from service.daemon import folder_id
+from service.data_folder import folder_id
 
 LOCK_FILE = "mnemograph.lock"
 # Exit status of a command turned away because another process owns the data folder.

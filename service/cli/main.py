@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING
 
-from service.daemon import lock
-from service.memory_commands import add_commands
+from service.cli.memory_commands import add_commands
+from service.data_folder import lock
 from service.paths import early_location
 
 if TYPE_CHECKING:
@@ -182,7 +182,7 @@ def _reconcile(settings: Settings, args: argparse.Namespace) -> int:
     from rich.progress import MofNCompleteColumn
 
     from service.app import open_runtime
-    from service.progress_bars import progress
+    from service.cli.progress_bars import progress
 
     async def run() -> dict[str, int]:
         # No background indexer: this command refreshes the backlog itself (and its errors stop it).
@@ -252,7 +252,3 @@ def _neo4j(settings: Settings, args: argparse.Namespace) -> int:
         print(f"Error: {exc}", file=sys.stderr)
         return 1
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -13,14 +13,14 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from service.backup_views import (
+from service.cli.backup_views import (
     export_command,
     import_command,
     import_shortfall,
     render_export,
     render_import,
 )
-from service.remote import Remote, ServiceError
+from service.cli.remote import Remote, ServiceError
 
 Handler = Callable[[Remote, argparse.Namespace], dict[str, Any]]
 Render = Callable[[Console, dict[str, Any]], None]

@@ -14,8 +14,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from service.progress_bars import bytes_progress
-from service.remote import Remote, ServiceError
+from service.cli.progress_bars import bytes_progress
+from service.cli.remote import Remote, ServiceError
 
 CHUNK = 1 << 20
 

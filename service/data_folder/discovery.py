@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import cast
 
-from service.daemon import lock
+from service.data_folder import lock
 from service.processes import alive
 
 DISCOVERY_FILE = "daemon.json"

@@ -52,8 +52,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def _runner(name: str) -> Callable[[Settings, argparse.Namespace], int]:
     def run(settings: Settings, args: argparse.Namespace) -> int:
-        from service import memory_views
-        from service.remote import Remote, ServiceError
+        from service.cli import memory_views
+        from service.cli.remote import Remote, ServiceError
 
         try:
             remote = Remote.connect(settings, args.url, args.api_key)

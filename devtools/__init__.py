@@ -1,0 +1,1 @@
+"""Developer tools that ship outside the runtime package (`make docs`)."""
