@@ -13,7 +13,7 @@ from typing import Any
 from service.config import load_settings
 from service.core.channels import Channels
 from service.core.fulltext import free_text_query
-from service.core.search_inputs import MemoryFilters
+from service.filters import MemoryFilters
 from service.stores.embeddings import build_embedder
 from service.stores.graph_store import CypherLibrary, GraphStore
 from service.stores.vector_store import EdgeVectorStore, VectorFilter, VectorHit, collection_name

@@ -1,16 +1,11 @@
 // Lucene BM25 over the graph-contextual text (a memory joined with its neighbours), then the
 // namespace and memory filters; same shape as search_fulltext.
 CALL db.index.fulltext.queryNodes('memory_context_fulltext', $lucene, {limit: $fetch})
-YIELD node, score
-WITH collect({node: node, score: score}) AS raw
-WITH raw, [hit IN raw WHERE hit.node.namespace = $namespace
-    AND ($types IS NULL OR hit.node.type IN $types)
-    AND all(tag IN $tags WHERE tag IN hit.node.tags)
-    AND ($created_from IS NULL OR hit.node.created_at >= $created_from)
-    AND ($created_to IS NULL OR hit.node.created_at <= $created_to)
-    AND ($min_score IS NULL OR coalesce(hit.node.score, 50.0) >= $min_score)
-    AND ($include_superseded OR hit.node.superseded_by IS NULL)] AS kept
-RETURN size(raw) AS fetched, size(kept) AS matched,
+YIELD node AS m, score
+WITH count(*) AS fetched, collect(CASE WHEN m.namespace = $namespace AND
+    // @include memory_filter
+  THEN {node: m, score: score} END) AS kept
+RETURN fetched, size(kept) AS matched,
        [hit IN kept[$skip..$skip + $limit]
          | {id: hit.node.id, score: hit.score, created_ms: hit.node.created_at.epochMillis}] AS hits,
        CASE WHEN $beyond THEN [hit IN kept[$skip + $limit..] | hit.node.id] ELSE [] END AS beyond

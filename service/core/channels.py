@@ -12,7 +12,7 @@ from service.config import FusionSettings, Settings
 from service.core.fusion import keyword_score
 from service.core.query_cache import QueryVectorCache
 from service.core.redundancy import distinct_order
-from service.core.search_inputs import MemoryFilters, epoch_ms_or_none
+from service.filters import MemoryFilters
 from service.stores.embeddings import Embedder
 from service.stores.graph_store import GraphStore, Row
 from service.stores.vector_store import VectorFilter, VectorHit, VectorStore
@@ -169,7 +169,7 @@ class Channels:
         vector = await self._query_vectors.get(query)
         threshold = self.settings.search.min_vector_score
         return await store.search(
-            vector, vector_filter(flt, namespace), limit, threshold, with_vectors
+            vector, VectorFilter(namespace, flt), limit, threshold, with_vectors
         )
 
     async def kv(self, namespace: str, query: str, flt: MemoryFilters, fetch: int) -> list[Hit]:
@@ -336,16 +336,3 @@ def _kv_hits(rows: Sequence[Mapping[str, Any]]) -> list[Hit]:
 def cosine_hits(hits: Sequence[VectorHit]) -> list[Hit]:
     """Vector hits as channel hits: cosines below 0 count as 0."""
     return [(hit.id, max(0.0, hit.score), hit.created_at_ms) for hit in hits]
-
-
-def vector_filter(flt: MemoryFilters, namespace: str) -> VectorFilter:
-    """The memory filters as the vector engine's filter, scoped to the namespace."""
-    return VectorFilter(
-        namespace=namespace,
-        types=flt.types,
-        tags=flt.tags,
-        created_from_ms=epoch_ms_or_none(flt.created_from),
-        created_to_ms=epoch_ms_or_none(flt.created_to),
-        min_score=flt.min_score,
-        include_superseded=flt.include_superseded,
-    )

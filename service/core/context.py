@@ -26,9 +26,10 @@ from service.core.fusion import (
 from service.core.memories import MemoryService
 from service.core.models import embedding_text
 from service.core.results import ContextItem, ContextResult, MemoryView
-from service.core.search_inputs import MemoryFilters, RetrieveInput, parse_sort_by
+from service.core.search_inputs import RetrieveInput, parse_sort_by
 from service.core.sorting import parse_sort_links
 from service.errors import BackendUnavailable
+from service.filters import MemoryFilters
 from service.stores.reranker import CrossEncoder, shared_cross_encoder
 
 log = logging.getLogger(__name__)

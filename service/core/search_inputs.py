@@ -1,11 +1,10 @@
 """Parameters of memory_search, memory_fulltext_search and retrieve_context (contract §4, §5),
-validated once for both adapters, and the memory filters they share."""
+validated once for both adapters, each giving the memory filters of service/filters.py."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Annotated, Any, Literal
 
@@ -15,6 +14,7 @@ from service.core.models import TYPE_PATTERN, MemoryType, Score, Tag
 from service.core.scalars import Flag, NotAFlag
 from service.core.sorting import SortLinksParam
 from service.errors import InvalidParameter
+from service.filters import MemoryFilters
 
 MAX_QUERY_CHARS = 10_000
 SORT_BY_VALUES = ("timestamp", "relevance")
@@ -93,49 +93,6 @@ IncludeSupersededParam = Annotated[
 OperatorParam = Annotated[
     Operator, Field(description="OR (any keyword, default) or AND (all keywords).", examples=["OR"])
 ]
-
-
-@dataclass(frozen=True)
-class MemoryFilters:
-    """Filters on memories, applied inside every channel."""
-
-    types: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    created_from: datetime | None = None
-    created_to: datetime | None = None
-    min_score: float | None = None
-    include_superseded: bool = False
-
-    def cypher(self) -> dict[str, Any]:
-        return {
-            "include_superseded": self.include_superseded,
-            "types": list(self.types) or None,
-            "tags": list(self.tags),
-            "created_from": self.created_from,
-            "created_to": self.created_to,
-            "min_score": self.min_score,
-        }
-
-    def admits(self, memory: dict[str, Any]) -> bool:
-        """The same rules in Python, for memories reached over the graph."""
-        created: int | None = memory.get("created_ms")
-        low, high = epoch_ms_or_none(self.created_from), epoch_ms_or_none(self.created_to)
-        score = memory.get("score")
-        return (
-            (not self.types or memory.get("type") in self.types)
-            and all(tag in (memory.get("tags") or []) for tag in self.tags)
-            and (low is None or (created is not None and created >= low))
-            and (high is None or (created is not None and created <= high))
-            and (self.min_score is None or (50.0 if score is None else score) >= self.min_score)
-            and (self.include_superseded or not memory.get("superseded"))
-        )
-
-
-def epoch_ms_or_none(moment: datetime | None) -> int | None:
-    if moment is None:
-        return None
-    delta = moment - datetime(1970, 1, 1, tzinfo=UTC)
-    return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
 
 
 def checked_filters(types: Sequence[str], tags: Sequence[str]) -> MemoryFilters:

@@ -11,8 +11,7 @@ from typing import Annotated, Any, cast
 from pydantic import Field
 
 from service.errors import InvalidParameter
-
-MISSING_SCORE = 50.0
+from service.filters import MISSING_SCORE
 
 # Typed loosely on purpose: `parse_sort_links` must see 1, "yes" or [] to refuse them.
 SortLinksParam = Annotated[

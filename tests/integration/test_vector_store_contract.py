@@ -5,12 +5,15 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 import pytest_asyncio
 
+from service.filters import MemoryFilters
 from service.stores.embeddings import LocalMiniLM
 from service.stores.vector_store import (
     EdgeVectorStore,
@@ -39,6 +42,15 @@ async def store(
 
 def ids(hits: list[VectorHit]) -> list[str]:
     return sorted(hit.id for hit in hits)
+
+
+def only(**filters: Any) -> VectorFilter:
+    """Namespace `ns` with these memory filters."""
+    return VectorFilter("ns", MemoryFilters(**filters))
+
+
+def moment(epoch_ms: int) -> datetime:
+    return datetime.fromtimestamp(epoch_ms / 1000, UTC)
 
 
 def point(
@@ -87,10 +99,10 @@ async def test_namespace_type_tag_and_date_filters_are_applied_in_the_engine(
     c = point(base, namespace="other", memory_type="decision", tags=("x", "y"), created=300)
     await store.upsert([a, b, c])
     assert ids(await store.search(base, VectorFilter("ns"), 10)) == sorted([a.id, b.id])
-    assert ids(await store.search(base, VectorFilter("ns", types=("decision",)), 10)) == [a.id]
-    assert ids(await store.search(base, VectorFilter("ns", tags=("x", "y")), 10)) == [a.id]
-    assert ids(await store.search(base, VectorFilter("ns", created_from_ms=150), 10)) == [b.id]
-    assert ids(await store.search(base, VectorFilter("ns", created_to_ms=100), 10)) == [a.id]
+    assert ids(await store.search(base, only(types=("decision",)), 10)) == [a.id]
+    assert ids(await store.search(base, only(tags=("x", "y")), 10)) == [a.id]
+    assert ids(await store.search(base, only(created_from=moment(150)), 10)) == [b.id]
+    assert ids(await store.search(base, only(created_to=moment(100)), 10)) == [a.id]
 
 
 async def test_superseded_points_are_left_out_unless_asked_for_and_still_counted(
@@ -104,7 +116,7 @@ async def test_superseded_points_are_left_out_unless_asked_for_and_still_counted
     await store.set_superseded([a.id, str(uuid.uuid4())], True)  # an unknown id is skipped
     await store.set_superseded([flagged.id], False)
     assert ids(await store.search(base, VectorFilter("ns"), 10)) == sorted([b.id, flagged.id])
-    everything = VectorFilter("ns", include_superseded=True)
+    everything = only(include_superseded=True)
     assert ids(await store.search(base, everything, 10)) == sorted([a.id, b.id, flagged.id])
     assert await store.count("ns") == 3
 

@@ -26,3 +26,16 @@ def test_the_library_leaves_no_include_unexpanded_and_no_fragment_as_a_statement
     assert "COUNT { (n)-[:LINK]-() } <= 5" in library.text("memory_upsert")
     with pytest.raises(KeyError, match="no Cypher statement named 'mark_text_readers'"):
         library.text("mark_text_readers")
+
+
+def test_the_memory_filter_is_written_once_and_included_by_every_statement_that_filters() -> None:
+    library = CypherLibrary()
+    paths = list(CYPHER_ROOT.glob("*.cypher"))
+    filtering = sorted(path.stem for path in paths if "$min_score" in library.text(path.stem))
+    assert filtering == [
+        "search_context_fulltext",
+        "search_fulltext",
+        "search_kv",
+        "search_lexical",
+    ]
+    assert [path.stem for path in paths if "$min_score" in path.read_text()] == []

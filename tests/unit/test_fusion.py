@@ -19,8 +19,9 @@ from service.core.fusion import (
     single_channel,
     word_coverage,
 )
-from service.core.search_inputs import MemoryFilters, parse_date, parse_sort_by
+from service.core.search_inputs import parse_date, parse_sort_by
 from service.errors import InvalidParameter
+from service.filters import MemoryFilters
 
 
 def test_graph_scores_are_one_over_hops_plus_half() -> None:

@@ -10,6 +10,8 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from service.filters import Conditions, Equals, MemoryFilters, filter_fields
+
 VECTOR_NAME = "dense"
 # Payload fields with an index; `namespace` is the tenant key.
 KEYWORD_FIELDS = ("namespace", "type", "tags", "key")
@@ -32,30 +34,25 @@ class VectorPoint:
     superseded: bool = False
 
     def payload(self) -> dict[str, Any]:
-        """Filterable fields; `score` is the importance with null counted as 50; `superseded`
-        is 0 or 1 (Qdrant Edge 0.9 matches no boolean payload value: measured)."""
+        """The namespace, the key and the fields the filters read (service/filters.py)."""
         return {
-            "superseded": int(self.superseded),
             "namespace": self.namespace,
-            "type": self.type,
-            "tags": list(self.tags),
             "key": self.key,
-            "created_at": self.created_at_ms,
-            "score": 50.0 if self.score is None else float(self.score),
+            **filter_fields(self.type, self.tags, self.created_at_ms, self.score, self.superseded),
         }
 
 
 @dataclass(frozen=True)
 class VectorFilter:
-    """Filters pushed into the engine: namespace always, the rest when given."""
+    """Filters pushed into the engine: the namespace always, and the memory filters."""
 
     namespace: str
-    types: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    created_from_ms: int | None = None
-    created_to_ms: int | None = None
-    min_score: float | None = None
-    include_superseded: bool = False
+    memory: MemoryFilters = field(default_factory=MemoryFilters)
+
+    def conditions(self) -> Conditions:
+        """The payload conditions each engine builds its filter from."""
+        memory = self.memory.conditions
+        return Conditions((Equals("namespace", self.namespace), *memory.must), memory.must_not)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ import numpy.typing as npt
 import qdrant_edge as edge
 
 from service.errors import BackendUnavailable
+from service.filters import AnyOf, Between, Condition, Equals, MemoryFilters
 from service.stores.vector_store.base import (
     FLOAT_FIELDS,
     INTEGER_FIELDS,
@@ -228,7 +229,7 @@ class EdgeVectorStore:
         flt = (
             None
             if namespace is None
-            else _edge_filter(VectorFilter(namespace, include_superseded=True))
+            else _edge_filter(VectorFilter(namespace, MemoryFilters(include_superseded=True)))
         )
         return self.shard.count(edge.CountRequest(exact=True, filter=flt))
 
@@ -318,19 +319,18 @@ def _named_vectors(records: Iterable[tuple[str, Any]]) -> dict[str, npt.NDArray[
 
 
 def _edge_filter(flt: VectorFilter) -> edge.Filter:
-    must: list[Any] = [edge.FieldCondition("namespace", match=edge.MatchValue(flt.namespace))]
-    if flt.types:
-        must.append(edge.FieldCondition("type", match=edge.MatchAny(list(flt.types))))
-    must.extend(edge.FieldCondition("tags", match=edge.MatchValue(tag)) for tag in flt.tags)
-    if flt.created_from_ms is not None or flt.created_to_ms is not None:
-        bounds = edge.RangeFloat(
-            gte=None if flt.created_from_ms is None else float(flt.created_from_ms),
-            lte=None if flt.created_to_ms is None else float(flt.created_to_ms),
-        )
-        must.append(edge.FieldCondition("created_at", range=bounds))
-    if flt.min_score is not None:
-        must.append(edge.FieldCondition("score", range=edge.RangeFloat(gte=flt.min_score)))
-    if flt.include_superseded:
-        return edge.Filter(must=must)
-    superseded = edge.FieldCondition("superseded", match=edge.MatchValue(1))
-    return edge.Filter(must=must, must_not=[superseded])
+    """The filter's conditions as a Qdrant Edge filter."""
+    conditions = flt.conditions()
+    must: list[Any] = [_edge_condition(c) for c in conditions.must]
+    must_not: list[Any] = [_edge_condition(c) for c in conditions.must_not]
+    return edge.Filter(must=must, must_not=must_not or None)
+
+
+def _edge_condition(condition: Condition) -> edge.FieldCondition:
+    match condition:
+        case Equals(field, value):
+            return edge.FieldCondition(field, match=edge.MatchValue(value))
+        case AnyOf(field, values):
+            return edge.FieldCondition(field, match=edge.MatchAny(list(values)))
+        case Between(field, gte, lte):
+            return edge.FieldCondition(field, range=edge.RangeFloat(gte=gte, lte=lte))

@@ -18,6 +18,7 @@ from qdrant_client import models as qm
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from service.errors import BackendUnavailable
+from service.filters import AnyOf, Between, Condition, Equals, MemoryFilters
 from service.retry import retrying
 from service.stores.vector_store.base import (
     FLOAT_FIELDS,
@@ -208,7 +209,7 @@ class ServerVectorStore:
         flt = (
             None
             if namespace is None
-            else _server_filter(VectorFilter(namespace, include_superseded=True))
+            else _server_filter(VectorFilter(namespace, MemoryFilters(include_superseded=True)))
         )
         result = await self._call(
             "count", lambda: self._client.count(self._collection, count_filter=flt, exact=True)
@@ -309,20 +310,18 @@ def transient(exc: BaseException) -> bool:
 
 
 def _server_filter(flt: VectorFilter) -> qm.Filter:
-    must: list[Any] = [qm.FieldCondition(key="namespace", match=qm.MatchValue(value=flt.namespace))]
-    if flt.types:
-        must.append(qm.FieldCondition(key="type", match=qm.MatchAny(any=list(flt.types))))
-    must.extend(qm.FieldCondition(key="tags", match=qm.MatchValue(value=tag)) for tag in flt.tags)
-    if flt.created_from_ms is not None or flt.created_to_ms is not None:
-        must.append(
-            qm.FieldCondition(
-                key="created_at",
-                range=qm.Range(gte=flt.created_from_ms, lte=flt.created_to_ms),
-            )
-        )
-    if flt.min_score is not None:
-        must.append(qm.FieldCondition(key="score", range=qm.Range(gte=flt.min_score)))
-    if flt.include_superseded:
-        return qm.Filter(must=must)
-    superseded = qm.FieldCondition(key="superseded", match=qm.MatchValue(value=1))
-    return qm.Filter(must=must, must_not=[superseded])
+    """The filter's conditions as a Qdrant filter."""
+    conditions = flt.conditions()
+    must: list[Any] = [_server_condition(c) for c in conditions.must]
+    must_not: list[Any] = [_server_condition(c) for c in conditions.must_not]
+    return qm.Filter(must=must, must_not=must_not or None)
+
+
+def _server_condition(condition: Condition) -> qm.FieldCondition:
+    match condition:
+        case Equals(field, value):
+            return qm.FieldCondition(key=field, match=qm.MatchValue(value=value))
+        case AnyOf(field, values):
+            return qm.FieldCondition(key=field, match=qm.MatchAny(any=list(values)))
+        case Between(field, gte, lte):
+            return qm.FieldCondition(key=field, range=qm.Range(gte=gte, lte=lte))
