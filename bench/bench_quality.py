@@ -13,7 +13,8 @@ from typing import Any
 
 from bench.common import local_neo4j, open_services, write_results
 from bench.corpus import QualityCase, quality_corpus
-from service.core.bulk import BulkImporter
+from devtools.seeding import save_in_batches
+from service.core.batch import BatchSaver
 from service.core.retrieval import Retrieval
 from service.core.search_inputs import RetrieveInput, RetrieveMode
 
@@ -45,9 +46,8 @@ async def evaluate(
 async def run(neo4j_uri: str, data: Path) -> dict[str, Any]:
     async with open_services(neo4j_uri, data) as (memories, retrieval):
         items, cases = quality_corpus()
-        await BulkImporter(
-            memories.settings, memories.graph, memories.vectors, memories.embedder
-        ).run("quality", items)
+        saver = BatchSaver(memories.settings, memories.graph, memories.vectors, memories.embedder)
+        await save_in_batches(saver, "quality", items)
         return {mode: await evaluate(retrieval, "quality", cases, mode) for mode in MODES}
 
 

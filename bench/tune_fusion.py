@@ -4,7 +4,8 @@ each candidate setting of retrieve_context's fusion is scored in-process (never 
 `python -m bench.tune_fusion [--conversations N] [--turns N]` prints recall@10, multi-hop
 recall@10 and MRR per setting of GRID (tune half), then the service's defaults on both halves
 (every mode, the textbook RRF, graph variants), and writes bench/results/fusion_tuning.json.
-The corpus is stored in-process by bulk import; bench_conversation_quality ingests over HTTP.
+The corpus is stored in-process through the batch path; bench_conversation_quality ingests
+over HTTP.
 """
 
 from __future__ import annotations
@@ -24,14 +25,16 @@ from typing import Any, cast
 from bench.bench_conversation_quality import mean, metrics, rrf
 from bench.common import local_neo4j, write_results
 from bench.conversations import Dataset, Question, generate
+from devtools.seeding import save_in_batches
 from service.config import FusionSettings, Settings, load_settings
-from service.core.bulk import BulkImporter
+from service.core.batch import BatchSaver
 from service.core.channels import Channels, Hit
 from service.core.context_index import ContextIndex
 from service.core.memories import MemoryService
 from service.core.models import SaveInput
 from service.core.retrieval import Retrieval
-from service.core.search_inputs import MemoryFilters, RetrieveInput, RetrieveMode
+from service.core.search_inputs import RetrieveInput, RetrieveMode
+from service.filters import MemoryFilters
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import CypherLibrary, GraphStore, Row
 from service.stores.vector_store import EdgeVectorStore, VectorStore
@@ -162,7 +165,7 @@ Stores = tuple[GraphStore, EdgeVectorStore, EdgeVectorStore, LocalMiniLM]
 async def stored_corpus(
     items: Sequence[SaveInput], neo4j_uri: str, data: Path
 ) -> AsyncGenerator[tuple[Settings, Stores, Channels]]:
-    """The items bulk-imported into NAMESPACE with their contextual texts indexed; the channels
+    """The items saved in batches into NAMESPACE with their contextual texts indexed; the channels
     remember their lookups, since only the fusion changes between the settings scored."""
     settings = load_settings(data_dir=data)
     graph = GraphStore(settings.neo4j, neo4j_uri, CypherLibrary())
@@ -173,7 +176,7 @@ async def stored_corpus(
     await vectors.open()
     await context_vectors.open()
     try:
-        await BulkImporter(settings, graph, vectors, embedder).run(NAMESPACE, items)
+        await save_in_batches(BatchSaver(settings, graph, vectors, embedder), NAMESPACE, items)
         index = ContextIndex.configured(settings.search, graph, context_vectors, embedder, vectors)
         await index.refresh_all()
         stores = (graph, vectors, context_vectors, embedder)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from service.auth import Authenticator
 from service.config import Settings, unknown_env_variables
-from service.core.bulk import BulkImporter
+from service.core.batch import BatchSaver
 from service.core.context_index import ContextIndex, background
 from service.core.memories import MemoryService
 from service.core.reconcile import Reconciler
@@ -46,7 +46,7 @@ class Runtime:
     memories: MemoryService
     retrieval: Retrieval
     reconciler: Reconciler
-    importer: BulkImporter
+    batch: BatchSaver
     context: ContextIndex
     authenticator: Authenticator
     started_at: float = field(default_factory=time.time)
@@ -152,7 +152,7 @@ async def _open_runtime(settings: Settings, index_context: bool) -> AsyncGenerat
                             settings, graph, vectors, embedder, memories, context_vectors
                         ),
                         reconciler=reconciler,
-                        importer=BulkImporter(settings, graph, vectors, embedder, context_vectors),
+                        batch=BatchSaver(settings, graph, vectors, embedder, context_vectors),
                         context=context,
                         authenticator=Authenticator(settings.auth, settings.mcp.api_key),
                     )

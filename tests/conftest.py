@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -15,10 +15,12 @@ import pytest_asyncio
 from pydantic import SecretStr
 from qdrant_client import AsyncQdrantClient
 
+from devtools import seeding
 from service.config import Neo4jSettings, Settings, load_settings
-from service.core.bulk import BulkImporter
+from service.core.batch import BatchSaver
 from service.core.context_index import ContextIndex
 from service.core.memories import MemoryService
+from service.core.models import SaveInput
 from service.core.retrieval import Retrieval
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import CypherLibrary, GraphStore
@@ -173,10 +175,11 @@ async def retrieval(
 
 
 @pytest_asyncio.fixture(scope="session")
-async def importer(
+async def batches(
     settings: Settings, graph: GraphStore, edge_store: EdgeVectorStore, embedder: LocalMiniLM
-) -> BulkImporter:
-    return BulkImporter(settings, graph, edge_store, embedder)
+) -> BatchSaver:
+    """The batch path (POST /v1/memories/batch, and imports) over the session's stores."""
+    return BatchSaver(settings, graph, edge_store, embedder)
 
 
 @pytest_asyncio.fixture(scope="session")
@@ -213,12 +216,15 @@ def retrieval_over(memories: MemoryService, settings: Settings | None = None) ->
     )
 
 
-def importer_over(memories: MemoryService) -> BulkImporter:
-    """The bulk importer over the stores of `memories`."""
-    return BulkImporter(
+async def save_in_batches(
+    memories: MemoryService, namespace: str, items: Sequence[SaveInput]
+) -> None:
+    """`items` saved through the batch path over the stores of `memories` (devtools.seeding)."""
+    saver = BatchSaver(
         memories.settings,
         memories.graph,
         memories.vectors,
         memories.embedder,
         memories.context_vectors,
     )
+    await seeding.save_in_batches(saver, namespace, items)

@@ -202,6 +202,16 @@ class RestoreReport:
         }
 
 
+async def restore(
+    graph: GraphStore,
+    saver: BatchSaver,
+    namespace: str,
+    lines: AsyncIterator[tuple[int, bytes | MnemographError]],
+) -> RestoreReport:
+    """POST /v1/import: JSON Lines of an export into `namespace`, through the batch path."""
+    return await Restorer(graph, saver).run(namespace, lines)
+
+
 class Restorer:
     """Imports JSON Lines into one namespace: memories in chunks through the batch path,
     links in chunks once their memories are written, supersessions at the end."""

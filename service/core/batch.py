@@ -16,7 +16,7 @@ from service.core.models import SaveInput, now_utc
 from service.core.save_plan import (
     Restored,
     SavePlan,
-    bulk_row,
+    batch_row,
     check_sizes,
     vector_point,
 )
@@ -157,7 +157,7 @@ class BatchSaver:
             namespace=namespace,
             vector_store=self.vectors.store_id,
             now=now_utc(),
-            rows=[bulk_row(p.plan, p.restored) for p in planner.planned],
+            rows=[batch_row(p.plan, p.restored) for p in planner.planned],
         )
         pending = {row["id"] for row in rows if row["vector_pending"]}
         superseded = {row["id"] for row in rows if row["superseded"]}

@@ -174,7 +174,7 @@ def stored_fields(plan: SavePlan) -> dict[str, Any]:
     return {k: v for k, v in plan.fields.items() if not k.startswith("previous_")}
 
 
-def bulk_row(plan: SavePlan, restored: Restored | None = None) -> dict[str, Any]:
+def batch_row(plan: SavePlan, restored: Restored | None = None) -> dict[str, Any]:
     return {
         **stored_fields(plan),
         "id": plan.id,

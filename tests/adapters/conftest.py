@@ -86,13 +86,13 @@ class FakeRetrieval:
 
 
 @dataclass
-class FakeImporter:
+class FakeBatch:
     """Batch saves: the real per-item checks and response, every valid item "created" with the
     id `00000000-0000-4000-8000-<index>`."""
 
     memories: FakeMemories
 
-    async def save_batch(
+    async def save(
         self, namespace: str, items: list[Any], cleanup: object = None
     ) -> dict[str, Any]:
         self.memories.calls.append(("save_batch", namespace, items))
@@ -115,7 +115,7 @@ class FakeRuntime:
     settings: Settings
     memories: FakeMemories
     retrieval: FakeRetrieval
-    importer: FakeImporter
+    batch: FakeBatch
     authenticator: Authenticator
 
 
@@ -125,7 +125,7 @@ def fake_runtime(settings: Settings) -> FakeRuntime:
         settings,
         memories,
         FakeRetrieval(memories),
-        FakeImporter(memories),
+        FakeBatch(memories),
         Authenticator(settings.auth, settings.mcp.api_key),
     )
 

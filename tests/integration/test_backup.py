@@ -13,7 +13,8 @@ import pytest
 
 from service.core import backup
 from service.core.backup import export_lines
-from service.core.bulk import BulkImporter
+from service.core.backup import restore as restore_lines
+from service.core.batch import BatchSaver
 from service.core.jsonl import numbered_lines
 from service.core.memories import MemoryService
 from service.core.models import SaveInput
@@ -82,8 +83,9 @@ async def as_stream(lines: Sequence[bytes]) -> AsyncIterator[bytes]:
     yield b"\n".join(lines) + b"\n"
 
 
-async def restore(importer: BulkImporter, namespace: str, lines: Sequence[bytes]) -> dict[str, Any]:
-    report = await importer.restore(namespace, numbered_lines(as_stream(lines), 1024**2))
+async def restore(batches: BatchSaver, namespace: str, lines: Sequence[bytes]) -> dict[str, Any]:
+    stream = numbered_lines(as_stream(lines), 1024**2)
+    report = await restore_lines(batches.graph, batches, namespace, stream)
     return report.as_dict()
 
 
@@ -152,7 +154,7 @@ async def wipe(memories: MemoryService, namespace: str) -> None:
 async def test_export_wipe_import_gives_back_the_same_namespace(
     memories: MemoryService,
     retrieval: Retrieval,
-    importer: BulkImporter,
+    batches: BatchSaver,
     graph: GraphStore,
     namespace: str,
 ) -> None:
@@ -167,7 +169,7 @@ async def test_export_wipe_import_gives_back_the_same_namespace(
     ]
     assert json.loads(lines[-1]) == {"kind": "end", "memories": 5, "links": 4}
     await wipe(memories, namespace)
-    report = await restore(importer, namespace, lines)
+    report = await restore(batches, namespace, lines)
     assert report == {
         "success": True,
         "memories": {"created": 5, "updated": 0, "remapped": 0},
@@ -191,14 +193,14 @@ async def test_export_wipe_import_gives_back_the_same_namespace(
 async def test_importing_twice_changes_nothing_the_second_time(
     memories: MemoryService,
     retrieval: Retrieval,
-    importer: BulkImporter,
+    batches: BatchSaver,
     graph: GraphStore,
     namespace: str,
 ) -> None:
     await populate(memories, namespace)
     lines = await export_bytes(graph, namespace)
     before = await snapshot(memories, retrieval, namespace)
-    report = await restore(importer, namespace, lines)
+    report = await restore(batches, namespace, lines)
     assert (report["memories"], report["links"], report["superseded"], report["failed"]) == (
         {"created": 0, "updated": 5, "remapped": 0},
         4,
@@ -210,7 +212,7 @@ async def test_importing_twice_changes_nothing_the_second_time(
 
 
 async def test_memories_created_in_the_same_millisecond_are_all_exported_across_pages(
-    importer: BulkImporter, graph: GraphStore, namespace: str, monkeypatch: pytest.MonkeyPatch
+    batches: BatchSaver, graph: GraphStore, namespace: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     moment = "2026-01-10T12:00:00.000Z"
     twins = [
@@ -226,7 +228,7 @@ async def test_memories_created_in_the_same_millisecond_are_all_exported_across_
         }
         for i in range(5)
     ]
-    report = await restore(importer, namespace, [json.dumps(twin).encode() for twin in twins])
+    report = await restore(batches, namespace, [json.dumps(twin).encode() for twin in twins])
     assert report["memories"] == {"created": 5, "updated": 0, "remapped": 0}
     monkeypatch.setattr(backup, "PAGE", 2)  # the page boundaries fall between the twins
     exported = [line async for line in export_lines(graph, namespace)]
@@ -236,7 +238,7 @@ async def test_memories_created_in_the_same_millisecond_are_all_exported_across_
 
 
 async def test_bad_lines_fail_alone_with_their_line_numbers(
-    importer: BulkImporter, memories: MemoryService, namespace: str
+    batches: BatchSaver, memories: MemoryService, namespace: str
 ) -> None:
     kept_id = "0b7e5b52-1d3c-4c4e-9d7e-2f1d8b1c0a01"
     good = memory_line(
@@ -263,7 +265,7 @@ async def test_bad_lines_fail_alone_with_their_line_numbers(
             }
         ).encode(),
     ]
-    report = await restore(importer, namespace, lines)
+    report = await restore(batches, namespace, lines)
     assert [(e["line"], e["error_type"]) for e in report["errors"]] == [
         (1, "invalid_parameter"),
         (4, "invalid_parameter"),
@@ -288,7 +290,7 @@ async def test_bad_lines_fail_alone_with_their_line_numbers(
 
 
 async def test_lines_no_store_can_hold_fail_alone(
-    importer: BulkImporter, memories: MemoryService, namespace: str
+    batches: BatchSaver, memories: MemoryService, namespace: str
 ) -> None:
     def line(number: int, **fields: Any) -> bytes:
         memory_id = f"0b7e5b52-1d3c-4c4e-9d7e-2f1d8b1c0b{number:02d}"
@@ -307,7 +309,7 @@ async def test_lines_no_store_can_hold_fail_alone(
         json.dumps({**link, "to": link["from"], "created_at": STAMP}).encode(),
         line(7),
     ]
-    report = await restore(importer, namespace, lines)
+    report = await restore(batches, namespace, lines)
     assert [(e["line"], e["message"]) for e in report["errors"]] == [
         (1, "Invalid line: not JSON (a string holds a lone UTF-16 surrogate)"),
         (2, "Invalid line: not JSON (NaN and Infinity are not JSON numbers)"),
@@ -336,12 +338,12 @@ async def test_lines_no_store_can_hold_fail_alone(
 
 
 async def test_an_import_line_never_overwrites_another_memory_holding_its_key(
-    importer: BulkImporter, memories: MemoryService, namespace: str
+    batches: BatchSaver, memories: MemoryService, namespace: str
 ) -> None:
     held = await memories.save(namespace, SaveInput(key="shared", content="already here"))
     new_id = "0b7e5b52-1d3c-4c4e-9d7e-2f1d8b1c0a77"
     line = memory_line(new_id, "shared", "from the file")
-    report = await restore(importer, namespace, [json.dumps(line).encode()])
+    report = await restore(batches, namespace, [json.dumps(line).encode()])
     held_id = held["memory"]["id"]
     assert report["errors"] == [
         {
@@ -358,7 +360,7 @@ async def test_an_import_line_never_overwrites_another_memory_holding_its_key(
 
 
 async def test_a_memory_superseded_by_one_that_is_not_there_is_imported_current(
-    importer: BulkImporter, memories: MemoryService, retrieval: Retrieval, namespace: str
+    batches: BatchSaver, memories: MemoryService, retrieval: Retrieval, namespace: str
 ) -> None:
     absent = "0b7e5b52-1d3c-4c4e-9d7e-2f1d8b1c0a99"
     line = memory_line(
@@ -370,7 +372,7 @@ async def test_a_memory_superseded_by_one_that_is_not_there_is_imported_current(
     )
     header = {"kind": "header", "format": backup.FORMAT, "version": backup.VERSION}
     report = await restore(
-        importer, namespace, [json.dumps(header).encode(), json.dumps(line).encode()]
+        batches, namespace, [json.dumps(header).encode(), json.dumps(line).encode()]
     )
     assert (report["memories"], report["failed"]) == (
         {"created": 1, "updated": 0, "remapped": 0},
@@ -391,12 +393,12 @@ async def test_a_memory_superseded_by_one_that_is_not_there_is_imported_current(
 
 
 async def test_an_import_into_another_namespace_copies_it_under_new_ids_and_leaves_it_as_it_was(
-    memories: MemoryService, importer: BulkImporter, graph: GraphStore, namespace: str
+    memories: MemoryService, batches: BatchSaver, graph: GraphStore, namespace: str
 ) -> None:
     await populate(memories, namespace)
     original = await export_bytes(graph, namespace)
     copy = f"{namespace}-copy"
-    report = await restore(importer, copy, original)
+    report = await restore(batches, copy, original)
     assert (report["memories"], report["links"], report["superseded"], report["failed"]) == (
         {"created": 5, "updated": 0, "remapped": 5},
         4,
@@ -409,7 +411,7 @@ async def test_an_import_into_another_namespace_copies_it_under_new_ids_and_leav
         copied = copied.replace(exported.encode(), backup.copy_id(copy, exported).encode())
     assert b"\n".join((await export_bytes(graph, copy))[1:]) == copied
     assert (await export_bytes(graph, namespace))[1:] == original[1:]
-    again = await restore(importer, copy, original)
+    again = await restore(batches, copy, original)
     assert (again["memories"], again["links"], again["superseded"], again["failed"]) == (
         {"created": 0, "updated": 5, "remapped": 5},
         4,

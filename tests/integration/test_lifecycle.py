@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from service.config import Settings
-from service.core.bulk import BulkImporter
 from service.core.memories import MemoryService
 from service.core.models import SaveInput, now_utc
 from service.core.save_plan import plan_memory
@@ -17,6 +16,7 @@ from service.errors import InvalidParameter, NotFound
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore
+from tests.conftest import save_in_batches
 
 
 def save_input(key: str, **fields: Any) -> SaveInput:
@@ -96,12 +96,12 @@ async def test_timeline_at_the_start_and_the_end_of_the_history(
 
 
 async def test_timeline_orders_memories_of_one_millisecond_by_id_on_every_side(
-    memories: MemoryService, importer: BulkImporter, namespace: str
+    memories: MemoryService, namespace: str
 ) -> None:
     await save_all(memories, namespace, ["early-0", "early-1"])
     ties = [f"tie-{i}" for i in range(6)]
     batch = [save_input(key, id=i) for key, i in zip(ties, ordered_ids(6), strict=True)]
-    await importer.run(namespace, batch)  # one batch: one created_at for all six
+    await save_in_batches(memories, namespace, batch)  # one batch: one created_at for all six
     await save_all(memories, namespace, ["late"])
     got = await memories.get(namespace, keys=ties)
     assert len({m["created_at"] for m in got["memories"]}) == 1

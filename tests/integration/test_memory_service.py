@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from service.config import Settings
-from service.core.bulk import BulkImporter
 from service.core.memories import LinkFilter, MemoryService
 from service.core.models import LinkSpec, SaveInput, UpdateInput, now_utc
 from service.core.save_plan import link_rows
@@ -489,30 +488,6 @@ async def test_migrations_are_idempotent_and_indexes_online(graph: GraphStore) -
     states = await graph.index_states()
     for name in ("memory_fulltext", "memory_namespace_created_at", "memory_id_unique"):
         assert states[name] == "ONLINE"
-
-
-async def test_bulk_import_writes_memories_vectors_and_links_by_key(
-    memories: MemoryService,
-    importer: BulkImporter,
-    namespace: str,
-    edge_store: EdgeVectorStore,
-) -> None:
-    items = [
-        save_input(key="b-1", content="first", score=10, links=[{"key": "b-2", "weight": 0.9}]),
-        save_input(key="b-2", content="second", score=20, links=[{"key": "ghost"}]),
-    ]
-    progress: list[int] = []
-    report = await importer.run(namespace, items, on_progress=progress.append)
-    assert report == {"imported": 2, "linked": 1, "unresolved_links": 1}
-    assert progress == [2]
-    got = await memories.get(namespace, keys=["b-1", "b-2"])
-    assert [m["content"] for m in got["memories"]] == ["first", "second"]
-    assert [(x["key"], x["combined_score"]) for x in got["memories"][0]["links"]] == [("b-2", 18.0)]
-    ids = [m["id"] for m in got["memories"]]
-    assert await edge_store.existing_ids(ids) == set(ids)
-    again = await importer.run(namespace, items[:1])
-    assert again["imported"] == 1
-    assert (await memories.get(namespace, keys=["b-1"]))["memories"][0]["id"] == ids[0]
 
 
 async def test_more_references_than_the_batch_limit_are_refused(

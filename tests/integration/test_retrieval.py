@@ -10,23 +10,22 @@ from typing import Any
 import pytest
 
 from service.config import Settings
-from service.core.bulk import BulkImporter
 from service.core.fusion import bm25_of
 from service.core.memories import MemoryService
 from service.core.models import LinkSpec, SaveInput
 from service.core.retrieval import Retrieval
 from service.core.search_inputs import (
     FulltextInput,
-    MemoryFilters,
     RetrieveFilters,
     RetrieveInput,
     SearchInput,
     SearchMode,
 )
 from service.errors import InvalidParameter
+from service.filters import MemoryFilters
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore
-from tests.conftest import importer_over, retrieval_over
+from tests.conftest import retrieval_over, save_in_batches
 
 
 @pytest.fixture
@@ -42,11 +41,6 @@ def retrieval(memories: MemoryService) -> Retrieval:
 @pytest.fixture
 def retrieval_with(memories: MemoryService) -> Callable[[Settings], Retrieval]:
     return lambda settings: retrieval_over(memories, settings)
-
-
-@pytest.fixture
-def importer(memories: MemoryService) -> BulkImporter:
-    return importer_over(memories)
 
 
 CORPUS: list[dict[str, Any]] = [
@@ -400,14 +394,14 @@ async def test_a_blank_query_is_no_key_prefix(
 
 
 async def test_lexical_channels_reach_past_a_crowd_of_better_hits_in_another_namespace(
-    memories: MemoryService, retrieval: Retrieval, importer: BulkImporter, namespace: str
+    memories: MemoryService, retrieval: Retrieval, namespace: str
 ) -> None:
     # 210 memories elsewhere match better: Lucene's first fetch (200) holds none of this one.
     crowd = [
         SaveInput(key=f"crowd-{i}", content="zorbulent zorbulent zorbulent zorbulent")
         for i in range(210)
     ]
-    await importer.run(f"{namespace}-crowd", crowd)
+    await save_in_batches(memories, f"{namespace}-crowd", crowd)
     await memories.save(
         namespace,
         SaveInput(key="zorbulent", content="A long note that says zorbulent once " + "x " * 40),
@@ -437,7 +431,7 @@ async def test_lexical_channels_reach_past_a_crowd_of_better_hits_in_another_nam
 async def test_totals_are_exact_up_to_the_count_limit_and_flagged_beyond_it(
     settings: Settings,
     retrieval_with: Callable[[Settings], Retrieval],
-    importer: BulkImporter,
+    memories: MemoryService,
     namespace: str,
 ) -> None:
     # A word of its own: no other test's memories take Lucene's first places.
@@ -445,7 +439,7 @@ async def test_totals_are_exact_up_to_the_count_limit_and_flagged_beyond_it(
     crowd = [
         SaveInput(key=f"crowd-{i}", content=f"{word} {word} {word} {word}") for i in range(210)
     ]
-    await importer.run(namespace, crowd)
+    await save_in_batches(memories, namespace, crowd)
     search = settings.search.model_copy(update={"count_limit": 100})
     capped = retrieval_with(settings.model_copy(update={"search": search}))
 
@@ -466,7 +460,7 @@ async def test_totals_are_exact_up_to_the_count_limit_and_flagged_beyond_it(
 
 
 async def test_hybrid_search_counts_a_memory_both_engines_found_once(
-    retrieval: Retrieval, importer: BulkImporter, namespace: str
+    retrieval: Retrieval, memories: MemoryService, namespace: str
 ) -> None:
     # 200 memories say the word four times and outrank the one that is only the word: BM25's
     # 200 fused hits leave it out, and the vector side (the query itself) finds it.
@@ -474,7 +468,7 @@ async def test_hybrid_search_counts_a_memory_both_engines_found_once(
     crowd = [
         SaveInput(key=f"crowd-{i}", content=f"{word} {word} {word} {word}") for i in range(200)
     ]
-    await importer.run(namespace, [*crowd, SaveInput(key="word", content=word)])
+    await save_in_batches(memories, namespace, [*crowd, SaveInput(key="word", content=word)])
     bm25 = await retrieval.search(
         namespace, SearchInput(query=word, mode="bm25", offset=200, limit=1)
     )
@@ -487,7 +481,7 @@ async def test_hybrid_search_counts_a_memory_both_engines_found_once(
 
 async def test_the_hybrid_walk_leaves_out_only_memories_that_cannot_rank(
     retrieval: Retrieval,
-    importer: BulkImporter,
+    memories: MemoryService,
     namespace: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -509,7 +503,7 @@ async def test_the_hybrid_walk_leaves_out_only_memories_that_cannot_rank(
         )
         for i in range(60)
     ]
-    await importer.run(namespace, [hub, *notes, *leaves])
+    await save_in_batches(memories, namespace, [hub, *notes, *leaves])
     params = RetrieveInput(query="postgres index tuning", limit=5, sort_by="relevance")
     pruned = await retrieval.retrieve(namespace, params)
     monkeypatch.setattr(retrieval.context, "_pruning", no_pruning)

@@ -8,16 +8,17 @@ from __future__ import annotations
 
 from bench.bench_quality import MODES, evaluate
 from bench.corpus import quality_corpus
-from service.core.bulk import BulkImporter
 from service.core.context_index import ContextIndex
+from service.core.memories import MemoryService
 from service.core.retrieval import Retrieval
+from tests.conftest import save_in_batches
 
 
 async def test_hybrid_recall_beats_every_single_channel(
-    importer: BulkImporter, retrieval: Retrieval, context_index: ContextIndex, namespace: str
+    memories: MemoryService, retrieval: Retrieval, context_index: ContextIndex, namespace: str
 ) -> None:
     items, cases = quality_corpus(distractors=60)
-    await importer.run(namespace, items)
+    await save_in_batches(memories, namespace, items)
     await context_index.refresh_all()
     scores = {mode: await evaluate(retrieval, namespace, cases, mode) for mode in MODES}
     hybrid = scores.pop("hybrid")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from service.config import Settings
-from service.core.bulk import BulkImporter
+from service.core.batch import BatchSaver
 from service.core.memories import MemoryService
 from service.core.models import SaveInput, now_utc
 from service.core.reconcile import Reconciler
@@ -170,10 +170,10 @@ async def test_superseding_a_memory_that_supersedes_the_saved_one_is_refused(
 
 
 async def test_a_batch_item_may_not_close_a_cycle_of_supersession(
-    memories: MemoryService, importer: BulkImporter, namespace: str
+    memories: MemoryService, batches: BatchSaver, namespace: str
 ) -> None:
     await memories.save(namespace, save_input("a", "alpha note"))
-    result = await importer.save_batch(
+    result = await batches.save(
         namespace,
         [
             {"key": "b", "content": "beta note", "supersedes": ["a"]},
@@ -192,10 +192,10 @@ async def test_a_batch_item_may_not_close_a_cycle_of_supersession(
 
 
 async def test_a_batch_item_supersedes_an_earlier_item_and_a_stored_memory(
-    memories: MemoryService, importer: BulkImporter, retrieval: Retrieval, namespace: str
+    memories: MemoryService, batches: BatchSaver, retrieval: Retrieval, namespace: str
 ) -> None:
     await memories.save(namespace, save_input("db-host", OLD))
-    result = await importer.save_batch(
+    result = await batches.save(
         namespace,
         [
             {"key": "draft", "content": "The staging database PostgreSQL draft note"},

@@ -14,6 +14,7 @@ from service.api.http.responses import JSONResponse
 from service.api.http.strict_requests import StrictRoute
 from service.api.tools import EXPORT_PATH, IMPORT_PATH
 from service.core.backup import export_lines
+from service.core.backup import restore as restore_lines
 from service.core.jsonl import numbered_lines
 from service.errors import PayloadTooLarge
 
@@ -69,7 +70,7 @@ async def restore(
     rt.memories.require_enabled()
     limits = rt.settings.limits
     lines = numbered_lines(_bounded(request, limits.max_import_bytes), limits.max_import_line_bytes)
-    report = await rt.importer.restore(who.namespace_for(namespace), lines)
+    report = await restore_lines(rt.graph, rt.batch, who.namespace_for(namespace), lines)
     return JSONResponse(report.as_dict())
 
 

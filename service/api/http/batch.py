@@ -44,4 +44,4 @@ async def save_memories(
         return await rt.memories.lifecycle.cleanup(ns, keep=keep)
 
     ns = who.namespace_for(namespace)
-    return JSONResponse(await rt.importer.save_batch(ns, body.memories, cleanup))
+    return JSONResponse(await rt.batch.save(ns, body.memories, cleanup))

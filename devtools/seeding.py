@@ -1,0 +1,29 @@
+"""Seeding stores for tests and benchmarks the way users load many memories: the batch path
+(POST /v1/memories/batch), never a path of its own."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from service.core.batch import BatchSaver
+from service.core.models import SaveInput
+
+
+async def save_in_batches(saver: BatchSaver, namespace: str, items: Sequence[SaveInput]) -> None:
+    """`items` in batches of the largest size allowed. Links go in a second pass, so a link may
+    name an item that comes later; every item must be saved (else `RuntimeError`)."""
+    size = saver.settings.limits.max_batch
+    unlinked = [item.model_copy(update={"links": []}) for item in items]
+    linking = [item for item in items if item.links]
+    for batch in (unlinked, linking):
+        for start in range(0, len(batch), size):
+            chunk = [as_body(item) for item in batch[start : start + size]]
+            answer = await saver.save(namespace, chunk)
+            if answer["failed"]:
+                failed = [r for r in answer["results"] if not r["success"]]
+                raise RuntimeError(f"{answer['failed']} items not saved: {failed[:3]}")
+
+
+def as_body(item: SaveInput) -> dict[str, object]:
+    """A memory_save body, as a client sends it."""
+    return item.model_dump(mode="json", exclude_unset=True)
