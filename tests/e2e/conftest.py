@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -225,3 +226,14 @@ async def api(request: pytest.FixtureRequest, server_url: str) -> AsyncIterator[
             yield HttpApi(client)
     else:
         yield McpApi(f"{server_url}/mcp")
+
+
+async def wait_context_drained(graph: GraphStore, ns: str, limit_s: float = 90.0) -> None:
+    """Until the background context indexers have refreshed every memory of the namespace (its
+    context backlog, as the indexers count it, is empty)."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        if not (await graph.read("context_backlog", namespace=ns, vector_store=None))[0]["backlog"]:
+            return
+        await asyncio.sleep(0.2)
+    raise TimeoutError(f"the context backlog of {ns} did not drain in {limit_s:.0f} s")

@@ -28,7 +28,7 @@ from service.stores.vector_store import (
     VectorPoint,
     collection_name,
 )
-from tests.e2e.conftest import serving
+from tests.e2e.conftest import serving, wait_context_drained
 from tests.qdrant_process import QdrantPeer, start_cluster
 
 API_KEY = "cluster-key"
@@ -236,16 +236,6 @@ async def on_every_replica(
     return {str(point["id"]) for point in response.json()["result"]}
 
 
-async def wait_context(graph: GraphStore, ns: str, limit_s: float = 60.0) -> None:
-    """Until the background indexer has refreshed every memory of the namespace."""
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        if not (await graph.read("context_backlog", namespace=ns, vector_store=None))[0]["backlog"]:
-            return
-        await asyncio.sleep(0.5)
-    raise TimeoutError(f"the context backlog of {ns} did not drain in {limit_s:.0f} s")
-
-
 async def test_a_peer_killed_under_load_loses_no_acknowledged_write_and_catches_up_on_restart(
     settings: Settings,
     graph: GraphStore,
@@ -270,7 +260,7 @@ async def test_a_peer_killed_under_load_loses_no_acknowledged_write_and_catches_
             url, ns, load, kill_and_restart(cluster, qdrant_http, collections, load)
         )
         ids, missing = await stored_ids(url, ns, load.acked)
-        await wait_context(graph, ns)
+        await wait_context_drained(graph, ns)
     log = (data_dir / "serve.log").read_text(errors="replace").splitlines()
     retried = [
         line for line in log if "WARNING" in line and "qdrant " in line and "; retrying in" in line

@@ -4,7 +4,6 @@ once and split the context backlog; two with embedded stores keep to their own s
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -19,7 +18,7 @@ from service.data_folder import lock
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore, collection_name
 from tests.browser_graph import open_driver
-from tests.e2e.conftest import HttpApi, serving
+from tests.e2e.conftest import HttpApi, serving, wait_context_drained
 from tests.qdrant_process import QdrantPeer
 
 API_KEY = "replicas-key"
@@ -73,16 +72,6 @@ async def qdrant_http(qdrant: QdrantPeer) -> AsyncIterator[httpx.AsyncClient]:
         yield http
 
 
-async def wait_context(graph: GraphStore, ns: str, limit_s: float = 90.0) -> None:
-    """Until the background indexers have refreshed every memory of the namespace."""
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        if not (await graph.read("context_backlog", namespace=ns, vector_store=None))[0]["backlog"]:
-            return
-        await asyncio.sleep(0.3)
-    raise TimeoutError(f"the context backlog of {ns} did not drain in {limit_s:.0f} s")
-
-
 async def context_rows(settings: Settings, ns: str) -> list[tuple[Any, ...]]:
     """(key, context state, whether a claim is held, context seq, vector storage) of each
     memory."""
@@ -126,7 +115,7 @@ async def test_services_with_embedded_stores_on_one_neo4j_refresh_only_their_own
             a, b = HttpApi(http_a), HttpApi(http_b)
             for n, content in enumerate(contents):
                 await a.call("memory_save", namespace=namespace, key=f"e{n}", content=content)
-            await wait_context(graph, namespace)
+            await wait_context_drained(graph, namespace)
             query = {"namespace": namespace, "query": contents[0], "sort_by": "relevance"}
             through_a = await a.call("retrieve_context", **query)
             through_b = await b.call("retrieve_context", **query)
@@ -215,7 +204,7 @@ async def test_saves_spread_over_two_replicas_have_their_context_refreshed_once_
             saves.create_task(
                 apis[n % 2].call("memory_save", namespace=namespace, key=key, content=content)
             )
-    await wait_context(graph, namespace)
+    await wait_context_drained(graph, namespace)
     model = settings.embedding.model
     memories = collection_name(model)
     info = (await qdrant_http.get(f"/collections/{memories}")).json()["result"]

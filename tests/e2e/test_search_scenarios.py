@@ -3,7 +3,6 @@ scenario by scenario over HTTP and MCP against the running service."""
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,8 @@ from mcp import Client, StdioServerParameters
 
 from service.api.http.app import create_app
 from service.config import Settings, load_settings
-from tests.e2e.conftest import REPO, Api, HttpApi, McpApi, service_env
+from service.stores.graph_store import GraphStore
+from tests.e2e.conftest import REPO, Api, HttpApi, McpApi, service_env, wait_context_drained
 
 DOCS: list[dict[str, Any]] = [
     {
@@ -200,24 +200,11 @@ async def test_invalid_search_parameters_give_descriptive_envelopes(
         assert api.last_status == 400
 
 
-async def settled_context(api: Api, namespace: str, arguments: dict[str, Any]) -> None:
-    """Wait until the background context indexer has taken in the seed's writes: two answers
-    of retrieve_context 0.3 s apart are the same (at most 10 s)."""
-    last: dict[str, Any] | None = None
-    for _ in range(33):
-        now = await api.call("retrieve_context", namespace=namespace, **arguments)
-        if now == last:
-            return
-        last = now
-        await asyncio.sleep(0.3)
-    raise AssertionError("retrieve_context kept changing for 10 s")
-
-
 async def test_http_and_mcp_return_identical_search_results(
-    http_api: HttpApi, mcp_api: McpApi, namespace: str
+    http_api: HttpApi, mcp_api: McpApi, graph: GraphStore, namespace: str
 ) -> None:
     await seed(http_api, namespace)
-    await settled_context(http_api, namespace, {"query": "authentication", "sort_by": "relevance"})
+    await wait_context_drained(graph, namespace)
     for tool, arguments in (
         ("memory_search", {"query": "authentication bug"}),
         ("memory_fulltext_search", {"keywords": ["authentication"]}),
