@@ -17,6 +17,7 @@ from devtools.seeding import save_in_batches
 from service.core.batch import BatchSaver
 from service.core.retrieval import Retrieval
 from service.core.search_inputs import RetrieveInput, RetrieveMode
+from service.core.stores import Stores
 
 MODES: tuple[RetrieveMode, ...] = ("vector", "keyword", "kv", "graph", "hybrid")
 
@@ -46,7 +47,10 @@ async def evaluate(
 async def run(neo4j_uri: str, data: Path) -> dict[str, Any]:
     async with open_services(neo4j_uri, data) as (memories, retrieval):
         items, cases = quality_corpus()
-        saver = BatchSaver(memories.settings, memories.graph, memories.vectors, memories.embedder)
+        saver = BatchSaver(
+            memories.settings,
+            Stores(memories.stores.graph, memories.stores.vectors, memories.stores.embedder),
+        )
         await save_in_batches(saver, "quality", items)
         return {mode: await evaluate(retrieval, "quality", cases, mode) for mode in MODES}
 

@@ -21,6 +21,7 @@ import httpx
 from service.config import Neo4jSettings, load_settings
 from service.core.memories import MemoryService
 from service.core.retrieval import Retrieval
+from service.core.stores import Stores
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import CypherLibrary, GraphStore
 from service.stores.neo4j_local import LocalNeo4j, free_port
@@ -161,9 +162,9 @@ async def open_services(
     embedder = LocalMiniLM()
     vectors = EdgeVectorStore(data / "edge", embedder.dimensions)
     await vectors.open()
-    memories = MemoryService(settings, graph, vectors, embedder)
+    memories = MemoryService(settings, Stores(graph, vectors, embedder))
     try:
-        yield memories, Retrieval(settings, graph, vectors, embedder, memories)
+        yield memories, Retrieval(settings, Stores(graph, vectors, embedder))
     finally:
         await memories.close()
         await vectors.close()

@@ -13,6 +13,7 @@ from typing import Any
 from service.config import load_settings
 from service.core.channels import Channels
 from service.core.fulltext import free_text_query
+from service.core.stores import Stores
 from service.filters import MemoryFilters
 from service.stores.embeddings import build_embedder
 from service.stores.graph_store import CypherLibrary, GraphStore
@@ -44,7 +45,7 @@ async def measure_floor(
     path = settings.data_dir / "qdrant" / collection_name(embedder.model)
     vectors = EdgeVectorStore(path, embedder.dimensions)
     await vectors.open()
-    channels = Channels(settings, graph, vectors, embedder)
+    channels = Channels(settings, Stores(graph, vectors, embedder))
     samples = _empty()
     try:
         for number, query in enumerate(queries):

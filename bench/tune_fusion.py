@@ -19,6 +19,7 @@ import tempfile
 import time
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -30,10 +31,10 @@ from service.config import FusionSettings, Settings, load_settings
 from service.core.batch import BatchSaver
 from service.core.channels import Channels, Hit
 from service.core.context_index import ContextIndex
-from service.core.memories import MemoryService
 from service.core.models import SaveInput
 from service.core.retrieval import Retrieval
 from service.core.search_inputs import RetrieveInput, RetrieveMode
+from service.core.stores import Stores
 from service.filters import MemoryFilters
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import CypherLibrary, GraphStore, Row
@@ -73,10 +74,7 @@ class CachedChannels(Channels):
     def __init__(self, channels: Channels) -> None:
         super().__init__(
             channels.settings,
-            MemoGraph(channels.graph),
-            channels.vectors,
-            channels.embedder,
-            channels.context_vectors,
+            replace(channels.stores, graph=MemoGraph(channels.stores.graph)),
         )
         self._memo: dict[tuple[Any, ...], Any] = {}
 
@@ -158,9 +156,6 @@ async def score(
     return {**{name: mean(values) for name, values in rows.items()}, "p50_ms": p50}
 
 
-Stores = tuple[GraphStore, EdgeVectorStore, EdgeVectorStore, LocalMiniLM]
-
-
 @asynccontextmanager
 async def stored_corpus(
     items: Sequence[SaveInput], neo4j_uri: str, data: Path
@@ -176,11 +171,11 @@ async def stored_corpus(
     await vectors.open()
     await context_vectors.open()
     try:
-        await save_in_batches(BatchSaver(settings, graph, vectors, embedder), NAMESPACE, items)
+        stores = Stores(graph, vectors, embedder, context_vectors)
+        await save_in_batches(BatchSaver(settings, stores), NAMESPACE, items)
         index = ContextIndex.configured(settings.search, graph, context_vectors, embedder, vectors)
         await index.refresh_all()
-        stores = (graph, vectors, context_vectors, embedder)
-        channels = CachedChannels(Channels(settings, graph, vectors, embedder, context_vectors))
+        channels = CachedChannels(Channels(settings, stores))
         yield settings, stores, channels
     finally:
         await context_vectors.close()
@@ -261,11 +256,9 @@ def with_fusion(
     fusion: FusionSettings | None,
 ) -> Retrieval:
     """A retrieval on the stored corpus with other fusion settings (None: the defaults)."""
-    graph, vectors, context_vectors, embedder = stores
     search = settings.search.model_copy(update={"fusion": fusion or settings.search.fusion})
     tuned = settings.model_copy(update={"search": search})
-    memories = MemoryService(tuned, graph, vectors, embedder, context_vectors)
-    retrieval = Retrieval(tuned, graph, vectors, embedder, memories, context_vectors)
+    retrieval = Retrieval(tuned, stores)
     retrieval.context.channels = channels
     return retrieval
 

@@ -17,6 +17,7 @@ from service.core.context_index import ContextIndex, background
 from service.core.memories import MemoryService
 from service.core.reconcile import Reconciler
 from service.core.retrieval import Retrieval
+from service.core.stores import Stores
 from service.data_folder import lock
 from service.errors import InternalError
 from service.retry import wait_until_ready
@@ -135,7 +136,8 @@ async def _open_runtime(settings: Settings, index_context: bool) -> AsyncGenerat
             context = ContextIndex.configured(
                 settings.search, graph, context_vectors, embedder, vectors
             )
-            memories = MemoryService(settings, graph, vectors, embedder, context_vectors)
+            stores = Stores(graph, vectors, embedder, context_vectors)
+            memories = MemoryService(settings, stores)
             reconciler = Reconciler(graph, vectors, embedder, context)
             report = await reconciler.run(drain_context=False)
             if report.vectors_written or report.vectors_deleted:
@@ -148,11 +150,9 @@ async def _open_runtime(settings: Settings, index_context: bool) -> AsyncGenerat
                         vectors=vectors,
                         embedder=embedder,
                         memories=memories,
-                        retrieval=Retrieval(
-                            settings, graph, vectors, embedder, memories, context_vectors
-                        ),
+                        retrieval=Retrieval(settings, stores),
                         reconciler=reconciler,
-                        batch=BatchSaver(settings, graph, vectors, embedder, context_vectors),
+                        batch=BatchSaver(settings, stores),
                         context=context,
                         authenticator=Authenticator(settings.auth, settings.mcp.api_key),
                     )

@@ -22,6 +22,7 @@ from service.core.context_index import ContextIndex
 from service.core.memories import MemoryService
 from service.core.models import SaveInput
 from service.core.retrieval import Retrieval
+from service.core.stores import Stores
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import CypherLibrary, GraphStore
 from service.stores.neo4j_local import LocalNeo4j, free_port
@@ -108,7 +109,7 @@ async def memories(
     embedder: LocalMiniLM,
     context_store: EdgeVectorStore,
 ) -> AsyncIterator[MemoryService]:
-    service = MemoryService(settings, graph, edge_store, embedder, context_store)
+    service = MemoryService(settings, Stores(graph, edge_store, embedder, context_store))
     yield service
     await service.close()
 
@@ -162,9 +163,7 @@ async def retrieval_with(
     context_store: EdgeVectorStore,
 ) -> Callable[[Settings], Retrieval]:
     """Retrieval over the session's stores with settings of a test's own."""
-    return lambda settings: Retrieval(
-        settings, graph, edge_store, embedder, memories, context_store
-    )
+    return lambda settings: Retrieval(settings, Stores(graph, edge_store, embedder, context_store))
 
 
 @pytest_asyncio.fixture(scope="session")
@@ -179,7 +178,7 @@ async def batches(
     settings: Settings, graph: GraphStore, edge_store: EdgeVectorStore, embedder: LocalMiniLM
 ) -> BatchSaver:
     """The batch path (POST /v1/memories/batch, and imports) over the session's stores."""
-    return BatchSaver(settings, graph, edge_store, embedder)
+    return BatchSaver(settings, Stores(graph, edge_store, embedder))
 
 
 @pytest_asyncio.fixture(scope="session")
@@ -191,7 +190,7 @@ async def server_memories(
         fresh_collection(qdrant_server, embedder.dimensions) as vectors,
         fresh_collection(qdrant_server, embedder.dimensions) as context_vectors,
     ):
-        service = MemoryService(settings, graph, vectors, embedder, context_vectors)
+        service = MemoryService(settings, Stores(graph, vectors, embedder, context_vectors))
         yield service
         await service.close()
 
@@ -206,25 +205,12 @@ def engine_memories(request: pytest.FixtureRequest, memories: MemoryService) -> 
 
 def retrieval_over(memories: MemoryService, settings: Settings | None = None) -> Retrieval:
     """Retrieval over the stores of `memories` (with `settings` of a test's own)."""
-    return Retrieval(
-        settings or memories.settings,
-        memories.graph,
-        memories.vectors,
-        memories.embedder,
-        memories,
-        memories.context_vectors,
-    )
+    return Retrieval(settings or memories.settings, memories.stores)
 
 
 async def save_in_batches(
     memories: MemoryService, namespace: str, items: Sequence[SaveInput]
 ) -> None:
     """`items` saved through the batch path over the stores of `memories` (devtools.seeding)."""
-    saver = BatchSaver(
-        memories.settings,
-        memories.graph,
-        memories.vectors,
-        memories.embedder,
-        memories.context_vectors,
-    )
+    saver = BatchSaver(memories.settings, memories.stores)
     await seeding.save_in_batches(saver, namespace, items)

@@ -203,21 +203,20 @@ class RestoreReport:
 
 
 async def restore(
-    graph: GraphStore,
     saver: BatchSaver,
     namespace: str,
     lines: AsyncIterator[tuple[int, bytes | MnemographError]],
 ) -> RestoreReport:
     """POST /v1/import: JSON Lines of an export into `namespace`, through the batch path."""
-    return await Restorer(graph, saver).run(namespace, lines)
+    return await Restorer(saver).run(namespace, lines)
 
 
 class Restorer:
     """Imports JSON Lines into one namespace: memories in chunks through the batch path,
     links in chunks once their memories are written, supersessions at the end."""
 
-    def __init__(self, graph: GraphStore, saver: BatchSaver) -> None:
-        self.graph = graph
+    def __init__(self, saver: BatchSaver) -> None:
+        self.graph = saver.stores.graph
         self.saver = saver
         self.ids: dict[str, str] = {}  # exported id -> id in the target namespace
 
@@ -270,7 +269,7 @@ class Restorer:
         rows = await self.graph.write(
             "import_dangling_supersessions", namespace=namespace, ids=list(report.saved_lines)
         )
-        stores = [self.saver.vectors, self.saver.context_vectors]
+        stores = [self.saver.stores.vectors, self.saver.stores.context_vectors]
         await flag_vectors(self.graph, stores, rows, superseded=False)
         for row in rows:
             report.refuse(

@@ -20,6 +20,7 @@ from service.core.save_plan import (
     check_sizes,
     vector_point,
 )
+from service.core.stores import Stores
 from service.core.supersede import (
     flag_vectors,
     record_supersession,
@@ -30,9 +31,8 @@ from service.errors import (
     error_envelope,
     invalid_from_validation,
 )
-from service.stores.embeddings import Embedder, Vector
-from service.stores.graph_store import GraphStore, Tx
-from service.stores.vector_store import VectorStore
+from service.stores.embeddings import Vector
+from service.stores.graph_store import Tx
 
 EMBED_CHUNK = 64  # the embedder's lock is released between chunks: queries are not starved
 
@@ -86,16 +86,10 @@ class BatchSaver:
     def __init__(
         self,
         settings: Settings,
-        graph: GraphStore,
-        vectors: VectorStore,
-        embedder: Embedder,
-        context_vectors: VectorStore | None = None,
+        stores: Stores,
     ) -> None:
         self.settings = settings
-        self.graph = graph
-        self.vectors = vectors
-        self.embedder = embedder
-        self.context_vectors = context_vectors
+        self.stores = stores
 
     async def save(
         self,
@@ -110,12 +104,12 @@ class BatchSaver:
         checked = validate_items(self.settings.limits, items)
         valid = {i: data for i, data in enumerate(checked) if isinstance(data, SaveInput)}
         written = _Written(
-            BatchPlanner(namespace, self.embedder.model, self.embedder.dimensions, {})
+            BatchPlanner(namespace, self.stores.embedder.model, self.stores.embedder.dimensions, {})
         )
         embeddings: dict[tuple[str, ...], asyncio.Task[list[Vector]]] = {}
         if valid:
             try:
-                written = await self.graph.transaction(
+                written = await self.stores.graph.transaction(
                     lambda tx: self._write(tx, namespace, valid, restored or {}, embeddings)
                 )
             finally:  # embeddings no commit needs (all, if it failed) stop; none is left unawaited
@@ -127,8 +121,8 @@ class BatchSaver:
         early = dict(zip(texts, embeddings[texts].result(), strict=True)) if texts else {}
         pending = [p.plan for p in planned if p.plan.id in written.pending]
         await self._write_vectors(namespace, pending, written.superseded, early)
-        stores = [self.vectors, self.context_vectors]
-        await flag_vectors(self.graph, stores, written.flagged, superseded=True)
+        stores = [self.stores.vectors, self.stores.context_vectors]
+        await flag_vectors(self.stores.graph, stores, written.flagged, superseded=True)
         if cleanup is not None and written.db_size_bytes > self.settings.memory.max_size_bytes:
             await cleanup(namespace, [p.plan.id for p in planned])
         return batch_response(items, checked, planned, written.planner.errors)
@@ -145,7 +139,12 @@ class BatchSaver:
         changed texts are embedded while Neo4j writes (one task per set of texts, kept across
         the driver's retries)."""
         planner = await plan_batch(
-            tx, namespace, self.embedder.model, self.embedder.dimensions, valid, restored
+            tx,
+            namespace,
+            self.stores.embedder.model,
+            self.stores.embedder.dimensions,
+            valid,
+            restored,
         )
         if not planner.planned:
             return _Written(planner)
@@ -155,7 +154,7 @@ class BatchSaver:
         rows = await tx.run(
             "memory_batch_upsert",
             namespace=namespace,
-            vector_store=self.vectors.store_id,
+            vector_store=self.stores.vectors.store_id,
             now=now_utc(),
             rows=[batch_row(p.plan, p.restored) for p in planner.planned],
         )
@@ -177,7 +176,7 @@ class BatchSaver:
         """In chunks of EMBED_CHUNK: the embedder is free for queries between them."""
         vectors: list[Vector] = []
         for start in range(0, len(texts), EMBED_CHUNK):
-            vectors.extend(await self.embedder.embed(texts[start : start + EMBED_CHUNK]))
+            vectors.extend(await self.stores.embedder.embed(texts[start : start + EMBED_CHUNK]))
         return vectors
 
     async def _write_vectors(
@@ -193,14 +192,14 @@ class BatchSaver:
         vectors = {**embedded, **dict(zip(missing, await self._embed(missing), strict=True))}
         for start in range(0, len(plans), EMBED_CHUNK):
             chunk = plans[start : start + EMBED_CHUNK]
-            await self.vectors.upsert(
+            await self.stores.vectors.upsert(
                 [
                     vector_point(namespace, p, vectors[p.vector_text], p.id in superseded)
                     for p in chunk
                 ]
             )
         if plans:
-            await self.graph.write(
+            await self.stores.graph.write(
                 "vector_mark_synced", items=[{"id": p.id, "content_hash": p.hash} for p in plans]
             )
 

@@ -12,9 +12,9 @@ from service.config import FusionSettings, Settings
 from service.core.fusion import keyword_score
 from service.core.query_cache import QueryVectorCache
 from service.core.redundancy import distinct_order
+from service.core.stores import Stores
 from service.filters import MemoryFilters
-from service.stores.embeddings import Embedder
-from service.stores.graph_store import GraphStore, Row
+from service.stores.graph_store import Row
 from service.stores.vector_store import VectorFilter, VectorHit, VectorStore
 
 MAX_LUCENE_FETCH = 100_000
@@ -64,17 +64,11 @@ class Channels:
     def __init__(
         self,
         settings: Settings,
-        graph: GraphStore,
-        vectors: VectorStore,
-        embedder: Embedder,
-        context_vectors: VectorStore | None = None,
+        stores: Stores,
     ) -> None:
         self.settings = settings
-        self.graph = graph
-        self.vectors = vectors
-        self.embedder = embedder
-        self.context_vectors = context_vectors
-        self._query_vectors = QueryVectorCache(embedder, QUERY_CACHE_SIZE)
+        self.stores = stores
+        self._query_vectors = QueryVectorCache(stores.embedder, QUERY_CACHE_SIZE)
 
     async def bm25(
         self,
@@ -100,7 +94,7 @@ class Channels:
         if count:
             fetch = max(fetch, self.settings.search.count_limit)
         while True:
-            rows = await self.graph.read(
+            rows = await self.stores.graph.read(
                 index_query,
                 lucene=lucene,
                 namespace=namespace,
@@ -141,7 +135,7 @@ class Channels:
     ) -> list[Hit]:
         """Cosine of the query embedding above `search.min_vector_score` (negatives clamp to 0),
         in the memories' vectors or another store (the context vectors)."""
-        hits = await self._vector_hits(namespace, query, flt, limit, store or self.vectors)
+        hits = await self._vector_hits(namespace, query, flt, limit, store or self.stores.vectors)
         return cosine_hits(hits)
 
     async def distinct_vector(
@@ -153,7 +147,7 @@ class Channels:
         if fusion.redundancy <= 0:
             return await self.vector(namespace, query, flt, fusion.fetch)
         fetch = max(fusion.fetch, fusion.vector_fetch)
-        hits = await self._vector_hits(namespace, query, flt, fetch, self.vectors, True)
+        hits = await self._vector_hits(namespace, query, flt, fetch, self.stores.vectors, True)
         hits = distinct_order(hits, fusion.redundancy, fusion.redundancy_neighbours)
         return cosine_hits(hits[: fusion.fetch])
 
@@ -174,7 +168,7 @@ class Channels:
 
     async def kv(self, namespace: str, query: str, flt: MemoryFilters, fetch: int) -> list[Hit]:
         """Keys equal to the query (1.0) or starting with it (0.9); query tokens equal to a key."""
-        rows = await self.graph.read(
+        rows = await self.stores.graph.read(
             "search_kv",
             namespace=namespace,
             query=query.strip(),
@@ -192,7 +186,7 @@ class Channels:
         channel whose hits the filters thinned below `fetch` is looked up again on its own, with
         a growing Lucene fetch."""
         fulltext = lucene is not None
-        rows = await self.graph.read(
+        rows = await self.stores.graph.read(
             "search_lexical",
             lucene=lucene or "",
             query=query.strip(),
@@ -235,7 +229,7 @@ class Channels:
         if not seeds:
             return {}
         budget = self.settings.search.graph_max_nodes
-        rows = await self.graph.read(
+        rows = await self.stores.graph.read(
             "graph_walk",
             seeds=list(seeds),
             relevance=dict(seeds),
@@ -256,7 +250,7 @@ class Channels:
         for hop in range(3, max_hops + 1):
             if not frontier or len(reached) >= budget:
                 break
-            rows = await self.graph.read(
+            rows = await self.stores.graph.read(
                 "graph_neighbors",
                 frontier=frontier,
                 namespace=namespace,

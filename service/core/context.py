@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 from service.config import Settings
@@ -23,11 +24,12 @@ from service.core.fusion import (
     order_by,
     single_channel,
 )
-from service.core.memories import MemoryService
+from service.core.hydration import MemoryReader
 from service.core.models import embedding_text
 from service.core.results import ContextItem, ContextResult, MemoryView
 from service.core.search_inputs import RetrieveInput, parse_sort_by
 from service.core.sorting import parse_sort_links
+from service.core.switch import require_enabled
 from service.errors import BackendUnavailable
 from service.filters import MemoryFilters
 from service.stores.reranker import CrossEncoder, shared_cross_encoder
@@ -37,22 +39,44 @@ T = TypeVar("T")
 
 CONTEXT_CHANNELS = ("vector_context", "keyword_context")
 LEXICAL_CHANNELS = ("keyword", "keyword_context", "kv")
-CHANNELS_OF_MODE: dict[str, tuple[str, ...]] = {
-    "hybrid": ("vector", "keyword", "kv", *CONTEXT_CHANNELS),
-    "vector": ("vector",),
-    "keyword": ("keyword",),
-    "kv": ("kv",),
-    "graph": ("keyword", "kv"),
+
+
+@dataclass(frozen=True)
+class ModePlan:
+    """What a search mode runs: its channels, how their hits are scored, and the walk."""
+
+    channels: tuple[str, ...]
+    fused: bool = False  # one relevance fused over the channels, else the channel's raw score
+    walks: bool = False  # the graph walks from the best hits and the anchors
+    walk_only: bool = False  # only what the walk reached is returned (their hits seed it)
+    distinct_vector: bool = False  # the vector channel prefers hits unlike each other
+    prunes: bool = False  # the walk leaves out memories that cannot rank
+    reranks: bool = False  # the cross-encoder (when enabled) orders the kept memories
+
+
+MODES: dict[str, ModePlan] = {
+    "hybrid": ModePlan(
+        ("vector", "keyword", "kv", *CONTEXT_CHANNELS),
+        fused=True,
+        walks=True,
+        distinct_vector=True,
+        prunes=True,
+        reranks=True,
+    ),
+    "vector": ModePlan(("vector",)),
+    "keyword": ModePlan(("keyword",)),
+    "kv": ModePlan(("kv",)),
+    "graph": ModePlan(("keyword", "kv"), fused=True, walks=True, walk_only=True),
 }
 
 
 class ContextRetriever:
     """Recall for an agent's task, for MCP and HTTP alike."""
 
-    def __init__(self, settings: Settings, channels: Channels, memories: MemoryService) -> None:
+    def __init__(self, settings: Settings, channels: Channels, reader: MemoryReader) -> None:
         self.settings = settings
         self.channels = channels
-        self.memories = memories
+        self.reader = reader
         fusion = settings.search.fusion
         self.weights = FusionWeights(
             channels={
@@ -74,27 +98,36 @@ class ContextRetriever:
 
     async def retrieve(self, namespace: str, params: RetrieveInput) -> ContextResult:
         """Channels, fusion (or one channel's score), graph, keep `limit`, then `sort_by`."""
-        self.memories.require_enabled()
+        require_enabled(self.settings)
         sort_by = parse_sort_by(params.sort_by)
         sort = parse_sort_links(params.sortLinks)
         flt = params.memory_filters()
         mode = params.search_mode
+        plan = MODES[mode]
         warnings: list[str] = []
-        found = await self._run_channels(namespace, params.query, flt, mode, warnings)
+        found = await self._run_channels(namespace, params.query, flt, plan, warnings)
         created = {i: ms for hits in found.values() for i, _, ms in hits}
         candidates = collect({name: [(i, s) for i, s, _ in hits] for name, hits in found.items()})
         words = searched_word_count(params.query)
-        self._score(candidates.values(), mode, list(found), words)
+        self._score(candidates.values(), mode, plan, list(found), words)
         early: Mapping[str, MemoryView] = {}
-        if mode in ("hybrid", "graph"):
-            # In hybrid the best before the walk are mostly the best after it: hydrated meanwhile.
-            # (In graph mode the walk's memories replace the channels' hits.)
+        if plan.walks:
+            # The best before the walk are mostly the best after it: hydrated meanwhile (unless
+            # the walk's memories replace the channels' hits).
             best = keep_best(list(candidates.values()), created, params.limit)
-            ids = [c.id for c in best] if mode == "hybrid" else []
+            ids = [] if plan.walk_only else [c.id for c in best]
             hydrating = asyncio.create_task(self._hydrate(namespace, ids, sort))
             try:
                 candidates = await self._with_graph(
-                    namespace, params, flt, candidates, created, [*found, "graph"], words, warnings
+                    namespace,
+                    params,
+                    plan,
+                    flt,
+                    candidates,
+                    created,
+                    [*found, "graph"],
+                    words,
+                    warnings,
                 )
             except BaseException:
                 hydrating.cancel()
@@ -102,7 +135,7 @@ class ContextRetriever:
             early = await hydrating
         admitted = list(candidates.values())
         ranked = keep_best(admitted, created, len(admitted))
-        reranker = self.reranker if mode == "hybrid" else None
+        reranker = self.reranker if plan.reranks else None
         wanted = max(params.limit, self.rerank_top) if reranker else params.limit
         kept, views, dropped = await self._kept(namespace, ranked, wanted, params, sort, early)
         if reranker is not None:
@@ -161,19 +194,19 @@ class ContextRetriever:
         return {**early, **await self._hydrate(namespace, missing, sort)} if missing else early
 
     async def _hydrate(self, namespace: str, ids: list[str], sort: bool) -> dict[str, MemoryView]:
-        return await self.memories.hydrate(namespace, ids, sort) if ids else {}
+        return await self.reader.hydrate(namespace, ids, sort) if ids else {}
 
     async def _run_channels(
-        self, namespace: str, query: str, flt: MemoryFilters, mode: str, warnings: list[str]
+        self, namespace: str, query: str, flt: MemoryFilters, plan: ModePlan, warnings: list[str]
     ) -> dict[str, list[Hit]]:
         """The mode's channels concurrently (the lexical ones in one Neo4j round trip); a failing
         backend is skipped with a warning."""
         fusion = self.settings.search.fusion
         lucene = free_text_query(query, drop_question_words=True)
-        context = self.channels.context_vectors
+        context = self.channels.stores.context_vectors
         wanted = [
             name
-            for name in CHANNELS_OF_MODE[mode]
+            for name in plan.channels
             if self.weights.of(name) > 0 and (context is not None or name not in CONTEXT_CHANNELS)
         ]
         lookups: dict[str, Callable[[], Awaitable[list[Hit]]]] = {
@@ -182,7 +215,7 @@ class ContextRetriever:
                 namespace, query, flt, fusion.fetch, context
             ),
         }
-        if mode == "hybrid":
+        if plan.distinct_vector:
             lookups["vector"] = lambda: self.channels.distinct_vector(namespace, query, flt, fusion)
         lexical = [name for name in wanted if name in LEXICAL_CHANNELS]
         async with asyncio.TaskGroup() as group:
@@ -219,10 +252,10 @@ class ContextRetriever:
             return {}
 
     def _score(
-        self, candidates: Iterable[Candidate], mode: str, ran: list[str], words: int
+        self, candidates: Iterable[Candidate], mode: str, plan: ModePlan, ran: list[str], words: int
     ) -> None:
-        """Hybrid and graph seeds: fused relevance; single-channel modes: the raw score."""
-        if mode in ("hybrid", "graph"):
+        """Fused relevance (hybrid, and graph's seeds), or the one channel's raw score."""
+        if plan.fused:
             fuse(candidates, self.weights, ran, words)
         else:
             single_channel(candidates, mode)
@@ -231,6 +264,7 @@ class ContextRetriever:
         self,
         namespace: str,
         params: RetrieveInput,
+        plan: ModePlan,
         flt: MemoryFilters,
         candidates: dict[str, Candidate],
         created: dict[str, int | None],
@@ -242,12 +276,12 @@ class ContextRetriever:
         over the channels that ran and the query's searched words) or keep only what the walk
         reached (graph mode)."""
         seeds = await self._seeds(namespace, params.anchors, candidates)
-        prune = self._pruning(params, candidates, ran) if params.search_mode == "hybrid" else None
+        prune = self._pruning(params, candidates, ran) if plan.prunes else None
         walk = await guarded(
             "graph", lambda: self.channels.walk(namespace, seeds, params.max_hops, prune), warnings
         )
         found = candidates
-        if params.search_mode == "graph":  # the walk's memories, with what the seeding found
+        if plan.walk_only:  # the walk's memories, with what the seeding found
             candidates = {}
         for memory_id, reached in (walk or {}).items():
             if flt.admits(reached.brief):
@@ -255,7 +289,7 @@ class ContextRetriever:
                 candidate = candidates.setdefault(memory_id, Candidate(memory_id, scores))
                 add_graph(candidate, reached)
                 created[memory_id] = reached.brief["created_ms"]
-        if params.search_mode == "graph":
+        if plan.walk_only:
             single_channel(candidates.values(), "graph")
         else:
             walked = ran if walk is not None else [name for name in ran if name != "graph"]
@@ -287,7 +321,7 @@ class ContextRetriever:
         best = sorted(candidates.values(), key=lambda c: (-c.score, c.id))
         seeds = {c.id: c.score for c in best[: self.settings.search.fusion.graph_seeds]}
         if anchors:
-            resolved = await self.memories.resolve(namespace, ids=anchors, keys=anchors)
+            resolved = await self.reader.resolve(namespace, ids=anchors, keys=anchors)
             seeds.update(dict.fromkeys(resolved.values(), 1.0))
         return seeds
 

@@ -1,4 +1,5 @@
-"""Memories as clients see them, from memory_hydrate rows: links filtered, then ordered."""
+"""Memories as clients see them, from memory_hydrate rows (links filtered, then ordered), and
+the read side's lookups: memories by id, refs (ids or keys) to ids."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any, cast
 from service.core.models import link_of, memory_view
 from service.core.results import LinkView, MemoryView
 from service.core.sorting import filter_links, sort_links
+from service.stores.graph_store import GraphStore
 
 
 @dataclass(frozen=True)
@@ -39,3 +41,31 @@ def views_in_order(
         views = cast(list[LinkView], sort_links(links, sort))
         by_id[row["memory"]["id"]] = memory_view(row["memory"], views)
     return [by_id[memory_id] for memory_id in ids if memory_id in by_id]
+
+
+class MemoryReader:
+    """Reads memories without touching them (no access tracking): for search results, the
+    timeline, anchors and refs."""
+
+    def __init__(self, graph: GraphStore) -> None:
+        self.graph = graph
+
+    async def hydrate(
+        self,
+        namespace: str,
+        ids: Sequence[str],
+        sort: bool,
+        link_filter: LinkFilter | None = None,
+    ) -> dict[str, MemoryView]:
+        """Full memories by id (those that exist in the namespace)."""
+        rows = await self.graph.read("memory_hydrate", ids=list(ids), namespace=namespace)
+        return {view["id"]: view for view in views_in_order(rows, list(ids), sort, link_filter)}
+
+    async def resolve(
+        self, namespace: str, ids: Sequence[str] = (), keys: Sequence[str] = ()
+    ) -> dict[str, str]:
+        """Ref → memory id for the refs that exist in the namespace."""
+        rows = await self.graph.read(
+            "memory_resolve_refs", ids=list(ids), keys=list(keys), namespace=namespace
+        )
+        return {row["ref"]: row["id"] for row in rows}

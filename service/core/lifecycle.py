@@ -20,6 +20,7 @@ from service.core.results import (
     TimelineResult,
 )
 from service.core.scalars import Flag, NotAFlag
+from service.core.stores import Stores
 from service.core.supersede import flag_vectors
 from service.errors import InvalidParameter, NotFound
 from service.stores.graph_store import GraphStore, Row
@@ -129,15 +130,11 @@ class Lifecycle:
     def __init__(
         self,
         settings: Settings,
-        graph: GraphStore,
-        vectors: VectorStore,
-        context_vectors: VectorStore | None,
+        stores: Stores,
         hydrate: Hydrate,
     ) -> None:
         self.settings = settings
-        self.graph = graph
-        self.vectors = vectors
-        self.context_vectors = context_vectors
+        self.stores = stores
         self._hydrate = hydrate
 
     async def timeline(
@@ -146,12 +143,12 @@ class Lifecycle:
         """Up to `window` memories before and after the anchor (id or key), oldest first."""
         if not 1 <= window <= 50:
             raise InvalidParameter(f"Invalid window value: {window}. Must be between 1 and 50")
-        resolved = await self.graph.read(
+        resolved = await self.stores.graph.read(
             "memory_resolve_refs", ids=[ref], keys=[ref], namespace=namespace
         )
         anchors = [row["id"] for row in resolved if row["ref"] == ref]
         rows = (
-            await self.graph.read(
+            await self.stores.graph.read(
                 "memory_timeline", anchor_id=anchors[0], namespace=namespace, window=window
             )
             if anchors
@@ -172,9 +169,9 @@ class Lifecycle:
     async def stats(self, namespace: str) -> StatsResult:
         """Every memory_stats figure from counters and index seeks (no scan of memories)."""
         rows, vector_count, states = await asyncio.gather(
-            self.graph.read("namespace_stats", namespace=namespace),
-            self.vectors.count(namespace),
-            self.graph.index_states(),
+            self.stores.graph.read("namespace_stats", namespace=namespace),
+            self.stores.vectors.count(namespace),
+            self.stores.graph.index_states(),
         )
         row = rows[0]
         memories, links = int(row["memories"]), int(row["links"])
@@ -196,7 +193,7 @@ class Lifecycle:
                 "memoryCount": memories,
                 "vectorCount": vector_count,
                 "missingVectors": memories - vector_count,
-                "vectorEngine": self.vectors.engine,
+                "vectorEngine": self.stores.vectors.engine,
                 "fulltextIndex": FULLTEXT_INDEX,
                 "fulltextState": fulltext,
             },
@@ -211,7 +208,7 @@ class Lifecycle:
     ) -> CleanupResult:
         """LRU eviction (accessed_at, then created_at) down to 85% of the budget, when over
         it or when forced; protected types and `keep` are never evicted."""
-        rows = await self.graph.read("namespace_stats", namespace=namespace)
+        rows = await self.stores.graph.read("namespace_stats", namespace=namespace)
         size = int(rows[0]["size_bytes"]) + LINK_BYTES * int(rows[0]["links"])
         limit = self.settings.memory.max_size_bytes
         target = int(limit * LOW_WATERMARK)
@@ -229,9 +226,9 @@ class Lifecycle:
         freed, evicted = 0, list[str]()
         for start in range(0, len(chosen), PAGE):
             removed = await remove_memories(
-                self.graph,
-                self.vectors,
-                self.context_vectors,
+                self.stores.graph,
+                self.stores.vectors,
+                self.stores.context_vectors,
                 namespace,
                 chosen[start : start + PAGE],
                 seen,  # a memory read or saved since it was chosen stays
@@ -262,7 +259,7 @@ class Lifecycle:
         }
         protected = list(self.settings.memory.protected_types)
         while freed < needed:
-            rows = await self.graph.read(
+            rows = await self.stores.graph.read(
                 "cleanup_candidates",
                 namespace=namespace,
                 protected=protected,

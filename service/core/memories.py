@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.config import Settings
-from service.core.hydration import LinkFilter, views_in_order
+from service.core.hydration import LinkFilter, MemoryReader, views_in_order
 from service.core.lifecycle import Lifecycle, remove_memories
 from service.core.models import (
     LinkSpec,
@@ -32,14 +32,12 @@ from service.core.save_plan import (
     link_rows,
 )
 from service.core.saving import MemorySaver
+from service.core.stores import Stores
+from service.core.switch import require_enabled
 from service.errors import (
     InvalidParameter,
-    MemoryDisabled,
     NotFound,
 )
-from service.stores.embeddings import Embedder
-from service.stores.graph_store import GraphStore
-from service.stores.vector_store import VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -47,26 +45,14 @@ log = logging.getLogger(__name__)
 class MemoryService:
     """Save, get, link and delete memories in one namespace at a time."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        graph: GraphStore,
-        vectors: VectorStore,
-        embedder: Embedder,
-        context_vectors: VectorStore | None = None,
-    ) -> None:
+    def __init__(self, settings: Settings, stores: Stores) -> None:
         self.settings = settings
-        self.graph = graph
-        self.vectors = vectors
-        self.embedder = embedder
-        self.context_vectors = context_vectors
-        self.lifecycle = Lifecycle(settings, graph, vectors, context_vectors, self.hydrate)
+        self.stores = stores
+        self.reader = MemoryReader(stores.graph)
+        self.lifecycle = Lifecycle(settings, stores, self.reader.hydrate)
         self.saver = MemorySaver(
             settings,
-            graph,
-            vectors,
-            embedder,
-            context_vectors,
+            stores,
             cleanup=lambda namespace, keep: self.lifecycle.cleanup(namespace, keep=keep),
         )
 
@@ -75,11 +61,7 @@ class MemoryService:
         await self.saver.marks.close()
 
     def require_enabled(self) -> None:
-        if not self.settings.memory.enabled:
-            raise MemoryDisabled(
-                "Memory system is not enabled. Set memory.enabled=true in "
-                f"{self.settings.config_file} or MNEMO_MEMORY__ENABLED=true"
-            )
+        require_enabled(self.settings)
 
     # -- save -----------------------------------------------------------------------------
 
@@ -100,7 +82,7 @@ class MemoryService:
     ) -> tuple[list[str], list[str]]:
         """Ids of the refs that exist (in the order asked, once each) and the refs that don't."""
         self._check_batch(ids, keys)
-        resolved = await self.resolve(namespace, ids=ids, keys=keys)
+        resolved = await self.reader.resolve(namespace, ids=ids, keys=keys)
         return in_order_asked([*ids, *keys], resolved)
 
     def _check_batch(self, ids: Sequence[str], keys: Sequence[str]) -> None:
@@ -124,7 +106,7 @@ class MemoryService:
         """Full memories by id or key, in the order asked; updates access tracking."""
         self.require_enabled()
         self._check_batch(ids, keys)
-        rows = await self.graph.write(
+        rows = await self.stores.graph.write(
             "memory_get", ids=list(ids), keys=list(keys), namespace=namespace, now=now_utc()
         )
         resolved = {ref: row["memory"]["id"] for row in rows for ref in row["refs"]}
@@ -140,36 +122,6 @@ class MemoryService:
         memory = result["memories"][0]
         return {"success": True, "memory": memory, "memories": [memory], "missing": []}
 
-    async def _hydrate(
-        self,
-        namespace: str,
-        ids: Sequence[str],
-        sort: bool,
-        link_filter: LinkFilter | None = None,
-    ) -> list[MemoryView]:
-        rows = await self.graph.read("memory_hydrate", ids=list(ids), namespace=namespace)
-        return views_in_order(rows, list(ids), sort, link_filter)
-
-    async def hydrate(
-        self,
-        namespace: str,
-        ids: Sequence[str],
-        sort: bool,
-        link_filter: LinkFilter | None = None,
-    ) -> dict[str, MemoryView]:
-        """Full memories (no access tracking) by id, for search results."""
-        views = await self._hydrate(namespace, ids, sort, link_filter)
-        return {view["id"]: view for view in views}
-
-    async def resolve(
-        self, namespace: str, ids: Sequence[str] = (), keys: Sequence[str] = ()
-    ) -> dict[str, str]:
-        """Ref → memory id for the refs that exist in the namespace."""
-        rows = await self.graph.read(
-            "memory_resolve_refs", ids=list(ids), keys=list(keys), namespace=namespace
-        )
-        return {row["ref"]: row["id"] for row in rows}
-
     # -- link -----------------------------------------------------------------------------
 
     async def link(
@@ -184,18 +136,18 @@ class MemoryService:
     ) -> LinkResult:
         """Create, update (weight, term) or remove one LINK; returns the link."""
         self.require_enabled()
-        resolved = await self.resolve(namespace, ids=[source, target], keys=[source, target])
+        resolved = await self.reader.resolve(namespace, ids=[source, target], keys=[source, target])
         missing = [ref for ref in dict.fromkeys([source, target]) if ref not in resolved]
         if missing:
             raise NotFound(f"Memory not found: {', '.join(missing)}")
         source_id, target_id = resolved[source], resolved[target]
-        rows = await self.graph.read(
+        rows = await self.stores.graph.read(
             "link_get", source_id=source_id, target_id=target_id, type=link_type
         )
         if remove:
             if not rows:
                 raise NotFound(f"No '{link_type}' link from {source} to {target}")
-            await self.graph.write(
+            await self.stores.graph.write(
                 "link_delete",
                 namespace=namespace,
                 source_id=source_id,
@@ -204,7 +156,7 @@ class MemoryService:
             )
             return {"success": True, "removed": True, "link": link_view(rows[0]["link"])}
         spec = LinkSpec(id=target_id, weight=weight, type=link_type, term=term)
-        linked = await self.graph.write(
+        linked = await self.stores.graph.write(
             "link_upsert",
             source_id=source_id,
             namespace=namespace,
@@ -213,7 +165,7 @@ class MemoryService:
         )
         if not linked or linked[0]["missing"]:  # deleted since it was resolved
             raise NotFound(f"Memory not found: {target if linked else source}")
-        rows = await self.graph.read(
+        rows = await self.stores.graph.read(
             "link_get", source_id=source_id, target_id=target_id, type=link_type
         )
         if not rows:
@@ -229,7 +181,7 @@ class MemoryService:
         self.require_enabled()
         wanted, missing = await self._asked(namespace, ids, keys)
         rows = await remove_memories(
-            self.graph, self.vectors, self.context_vectors, namespace, wanted
+            self.stores.graph, self.stores.vectors, self.stores.context_vectors, namespace, wanted
         )
         deleted = [row["id"] for row in rows]
         return {"success": True, "deleted": len(deleted), "missing": missing}

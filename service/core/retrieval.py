@@ -17,13 +17,12 @@ from service.core.fulltext import (
     parse_keywords,
 )
 from service.core.fusion import rrf
-from service.core.memories import MemoryService
+from service.core.hydration import MemoryReader
 from service.core.results import ContextResult, PagedResult
 from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
 from service.core.sorting import parse_sort_links
-from service.stores.embeddings import Embedder
-from service.stores.graph_store import GraphStore
-from service.stores.vector_store import VectorStore
+from service.core.stores import Stores
+from service.core.switch import require_enabled
 
 MAX_CANDIDATES = 200
 
@@ -31,25 +30,17 @@ MAX_CANDIDATES = 200
 class Retrieval:
     """The read side: every search goes through here, for MCP and HTTP alike."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        graph: GraphStore,
-        vectors: VectorStore,
-        embedder: Embedder,
-        memories: MemoryService,
-        context_vectors: VectorStore | None = None,
-    ) -> None:
+    def __init__(self, settings: Settings, stores: Stores) -> None:
         self.settings = settings
-        self.memories = memories
-        self.channels = Channels(settings, graph, vectors, embedder, context_vectors)
-        self.context = ContextRetriever(settings, self.channels, memories)
+        self.reader = MemoryReader(stores.graph)
+        self.channels = Channels(settings, stores)
+        self.context = ContextRetriever(settings, self.channels, self.reader)
 
     # -- memory_search --------------------------------------------------------------------
 
     async def search(self, namespace: str, params: SearchInput) -> PagedResult:
         """BM25, vector or both fused by RRF; `total` counts matches before paging."""
-        self.memories.require_enabled()
+        require_enabled(self.settings)
         sort = parse_sort_links(params.sortLinks)
         flt = params.memory_filters()
         query, mode, limit, offset = params.query, params.mode, params.limit, params.offset
@@ -82,7 +73,7 @@ class Retrieval:
                 total = len(ranked) + len(set(bm25.beyond) - found_by_vector)
             offset_in_ranked = offset
         page = ranked[offset_in_ranked : offset_in_ranked + limit]
-        views = await self.memories.hydrate(namespace, [i for i, _, _ in page], sort)
+        views = await self.reader.hydrate(namespace, [i for i, _, _ in page], sort)
         results = [
             {
                 "id": memory_id,
@@ -112,7 +103,7 @@ class Retrieval:
 
     async def fulltext(self, namespace: str, params: FulltextInput) -> PagedResult:
         """Keywords as literal terms (AND | OR), with highlighted excerpts."""
-        self.memories.require_enabled()
+        require_enabled(self.settings)
         sort = parse_sort_links(params.sortLinks)
         keywords = parse_keywords(params.keywords)
         limit, offset = params.limit, params.offset
@@ -123,7 +114,7 @@ class Retrieval:
             offset,
             limit,
         )
-        views = await self.memories.hydrate(namespace, [i for i, _, _ in found.hits], sort)
+        views = await self.reader.hydrate(namespace, [i for i, _, _ in found.hits], sort)
         results: list[dict[str, Any]] = []
         for memory_id, score, _ in found.hits:
             view = views.get(memory_id)

@@ -26,6 +26,7 @@ from service.core.save_plan import (
     stored_fields,
     vector_point,
 )
+from service.core.stores import Stores
 from service.core.supersede import (
     flag_vectors,
     record_supersession,
@@ -35,9 +36,9 @@ from service.core.supersede import (
 )
 from service.core.synced_marks import SyncedMarks
 from service.errors import BackendUnavailable, Conflict, NotFound
-from service.stores.embeddings import Embedder, Vectors
-from service.stores.graph_store import GraphStore, Tx
-from service.stores.vector_store import VectorFilter, VectorPoint, VectorStore
+from service.stores.embeddings import Vectors
+from service.stores.graph_store import Tx
+from service.stores.vector_store import VectorFilter, VectorPoint
 
 SIMILAR_LIMIT = 10
 
@@ -62,26 +63,20 @@ class MemorySaver:
     def __init__(
         self,
         settings: Settings,
-        graph: GraphStore,
-        vectors: VectorStore,
-        embedder: Embedder,
-        context_vectors: VectorStore | None,
+        stores: Stores,
         cleanup: Cleanup,
     ) -> None:
         self.settings = settings
-        self.graph = graph
-        self.vectors = vectors
-        self.embedder = embedder
-        self.context_vectors = context_vectors
+        self.stores = stores
         self._cleanup = cleanup
-        self.marks = SyncedMarks(graph)
+        self.marks = SyncedMarks(stores.graph)
 
     async def save(self, namespace: str, data: SaveInput) -> SaveResult:
         """Upsert by (namespace, key) or id; vectorised and indexed before it returns."""
         check_sizes(self.settings.limits, data)
         embeddings: dict[str, asyncio.Task[Vectors]] = {}
         try:
-            plan, written, vector = await self.graph.transaction(
+            plan, written, vector = await self.stores.graph.transaction(
                 lambda tx: self._write(tx, namespace, data, embeddings)
             )
         finally:  # a failed transaction leaves no embedding behind unawaited
@@ -106,7 +101,7 @@ class MemorySaver:
             return await self._write(tx, namespace, data, embeddings)
 
         try:
-            plan, written, vector = await self.graph.transaction(locked_write)
+            plan, written, vector = await self.stores.graph.transaction(locked_write)
         finally:
             await asyncio.gather(*embeddings.values(), return_exceptions=True)
         return await self._finish(namespace, plan, written, vector)
@@ -122,8 +117,8 @@ class MemorySaver:
         own = vector[0] if vector is not None else await self._unchanged_vector(plan, written)
         if written.vector_pending:
             await self._upsert(vector_point(namespace, plan, own, written.superseded))
-        stores = [self.vectors, self.context_vectors]
-        await flag_vectors(self.graph, stores, written.flagged, superseded=True)
+        stores = [self.stores.vectors, self.stores.context_vectors]
+        await flag_vectors(self.stores.graph, stores, written.flagged, superseded=True)
         if written.vector_pending:
             self.marks.add(plan.id, plan.hash, written.pending_state)
         similar = await self._similar(namespace, plan, own)
@@ -139,7 +134,7 @@ class MemorySaver:
     async def _upsert(self, point: VectorPoint) -> None:
         """The vector of a memory Neo4j holds with its vector pending; a failure says so."""
         try:
-            await self.vectors.upsert([point])
+            await self.stores.vectors.upsert([point])
         except BackendUnavailable as exc:
             raise BackendUnavailable(
                 exc.backend,
@@ -150,10 +145,10 @@ class MemorySaver:
     async def _unchanged_vector(self, plan: SavePlan, written: _Written) -> npt.NDArray[np.float32]:
         """The vector of text that did not change: the stored one, unless it may be missing."""
         if not written.vector_pending:
-            stored = await self.vectors.vectors_of([plan.id])
+            stored = await self.stores.vectors.vectors_of([plan.id])
             if plan.id in stored:
                 return stored[plan.id]
-        return (await self.embedder.embed([plan.vector_text]))[0]
+        return (await self.stores.embedder.embed([plan.vector_text]))[0]
 
     def _plan(self, namespace: str, data: SaveInput, found: dict[str, Any]) -> SavePlan:
         """What to store, from the memory the save updates (None: a create)."""
@@ -164,8 +159,8 @@ class MemorySaver:
             memory_id=existing["id"] if existing else (data.id or str(uuid.uuid4())),
             key=data.key or (existing["key"] if existing else None),
             created_at=existing["created_at"] if existing else now_utc(),
-            embedder_model=self.embedder.model,
-            dimensions=self.embedder.dimensions,
+            embedder_model=self.stores.embedder.model,
+            dimensions=self.stores.embedder.dimensions,
         )
         by_key = found["by_key"]
         if by_key is not None and by_key["id"] != plan.id:
@@ -194,13 +189,13 @@ class MemorySaver:
         if plan.hash != plan.fields.get("previous_hash"):
             text = plan.vector_text
             if text not in embeddings:
-                embeddings[text] = asyncio.create_task(self.embedder.embed([text]))
+                embeddings[text] = asyncio.create_task(self.stores.embedder.embed([text]))
             embedding = embeddings[text]
         pending = f"pending:{uuid.uuid4().hex}"
         rows = await tx.run(
             "memory_upsert",
             pending=pending,
-            vector_store=self.vectors.store_id,
+            vector_store=self.stores.vectors.store_id,
             id=plan.id,
             now=now_utc(),
             created_at=plan.created_at,
@@ -250,11 +245,11 @@ class MemorySaver:
         """Current memories of the namespace whose vector is within the duplicate threshold of
         the saved one's, or whose content is the same; best first (then key)."""
         threshold = self.settings.memory.duplicate_threshold
-        hits = await self.vectors.search(
+        hits = await self.stores.vectors.search(
             vector, VectorFilter(namespace), SIMILAR_LIMIT + 1, threshold
         )
         cosines = {hit.id: hit.score for hit in hits if hit.id != plan.id}
-        rows = await self.graph.read(
+        rows = await self.stores.graph.read(
             "memory_similar",
             ids=list(cosines),
             namespace=namespace,

@@ -23,6 +23,7 @@ from mcp_types import CallToolResult
 from service.config import Settings
 from service.core.memories import MemoryService
 from service.core.models import LinkSpec, SaveInput
+from service.core.stores import Stores
 from service.data_folder import discovery, folder_id, lock
 from service.processes import alive
 from service.stores.graph_store import GraphStore
@@ -353,11 +354,11 @@ async def test_reconcile_refreshes_the_context_backlog_itself_and_prints_its_rep
     # Start-up leaves the backlog to the service's indexer; the reconcile command has none
     # running and refreshes every pending context itself before it prints its report (that of
     # the memories saved to its data folder's vectors).
-    embedder = memories.embedder
+    embedder = memories.stores.embedder
     folder = tmp_path / "data" / "qdrant" / collection_name(embedder.model)
     vectors = EdgeVectorStore(folder, embedder.dimensions)
     await vectors.open()
-    saver = MemoryService(settings, graph, vectors, embedder)
+    saver = MemoryService(settings, Stores(graph, vectors, embedder))
     await saver.save(namespace, SaveInput(key="ask", content="when is the dentist?"))
     answer = SaveInput(key="answer", content="Thursday at nine", links=[LinkSpec(key="ask")])
     await saver.save(namespace, answer)

@@ -17,6 +17,7 @@ from typing import Any
 from service.config import Neo4jSettings, load_settings
 from service.core.memories import MemoryService
 from service.core.models import SaveInput
+from service.core.stores import Stores
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import CypherLibrary, GraphStore
 from service.stores.vector_store import EdgeVectorStore
@@ -32,7 +33,7 @@ async def main(uri: str, edge_dir: str, namespace: str, mode: str) -> None:
     embedder = LocalMiniLM()
     vectors = EdgeVectorStore(Path(edge_dir), embedder.dimensions)
     await vectors.open()
-    service = MemoryService(settings, graph, vectors, embedder)
+    service = MemoryService(settings, Stores(graph, vectors, embedder))
     kept = await service.save(namespace, SaveInput(key="acknowledged", content="kept safe"))
     await service.saver.marks.flush()  # its vector's mark cleared: reconcile has one to finish
     print(json.dumps({"acknowledged": kept["memory"]["id"]}), flush=True)

@@ -23,6 +23,7 @@ from service.core.models import SaveInput, embedding_text
 from service.core.reconcile import Reconciler
 from service.core.retrieval import Retrieval
 from service.core.search_inputs import RetrieveInput
+from service.core.stores import Stores
 from service.errors import BackendUnavailable, error_envelope
 from service.stores.embeddings import ONNX_FAILURES, LocalMiniLM, OpenAICompatibleEmbedder
 from service.stores.graph_store import GraphStore
@@ -43,7 +44,7 @@ def qdrant_down(
     """The memory service over the session's Qdrant Edge storage, its shard not open here:
     every vector call fails (the storage's reconcile finishes the writes)."""
     down = EdgeVectorStore(data_dir / "edge-session", 384)
-    return MemoryService(settings, graph, down, embedder)
+    return MemoryService(settings, Stores(graph, down, embedder))
 
 
 @pytest_asyncio.fixture
@@ -102,7 +103,7 @@ async def test_a_save_the_vector_engine_fails_is_refused_and_reconcile_writes_it
 ) -> None:
     with pytest.raises(BackendUnavailable) as caught:
         await qdrant_down.save(namespace, save_input("runbook", "Restart the ingest workers"))
-    memory_id = (await memories.resolve(namespace, keys=["runbook"]))["runbook"]
+    memory_id = (await memories.reader.resolve(namespace, keys=["runbook"]))["runbook"]
     message = (
         "qdrant is unavailable: the embedded shard is not open (memory "
         f"{memory_id} is stored, its vector pending: saving it again, or the next reconcile, "
@@ -159,7 +160,7 @@ async def test_a_save_the_embedder_fails_is_refused_with_nothing_written(
     namespace: str,
 ) -> None:
     await memories.save(namespace, save_input("port", "The API listens on port 8080"))
-    down = MemoryService(settings, graph, edge_store, embedder_hangs)
+    down = MemoryService(settings, Stores(graph, edge_store, embedder_hangs))
     refused: list[dict[str, Any]] = []
     for key, content in [("new", "A memory never stored"), ("port", "Port 9090 now")]:
         with pytest.raises(BackendUnavailable) as caught:
@@ -197,11 +198,12 @@ async def test_retrieval_without_the_embedder_answers_from_the_other_channels_wi
     await context_index.refresh_all()  # (a server on the same Neo4j may have done it already)
     down = Retrieval(
         retrieval.settings,
-        memories.graph,
-        memories.vectors,
-        embedder_down,
-        memories,
-        memories.context_vectors,
+        Stores(
+            memories.stores.graph,
+            memories.stores.vectors,
+            embedder_down,
+            memories.stores.context_vectors,
+        ),
     )
     query = "deploy-guide docker compose"
     hybrid = await down.retrieve(namespace, RetrieveInput(query=query, sort_by="relevance"))
@@ -227,11 +229,12 @@ async def test_retrieval_without_the_embedder_answers_from_the_other_channels_wi
     )
     without = Retrieval(
         unweighted,
-        memories.graph,
-        memories.vectors,
-        embedder_down,
-        memories,
-        memories.context_vectors,
+        Stores(
+            memories.stores.graph,
+            memories.stores.vectors,
+            embedder_down,
+            memories.stores.context_vectors,
+        ),
     )
     reference = await without.retrieve(namespace, RetrieveInput(query=query, sort_by="relevance"))
     assert reference["warnings"] == []
@@ -266,7 +269,7 @@ async def test_a_batch_the_embedder_fails_is_stored_with_its_vectors_pending_for
         {"key": "tea", "content": "The office kettle descales on Fridays"},
     ]
     with pytest.raises(BackendUnavailable) as caught:
-        await BatchSaver(settings, graph, edge_store, embedder_hangs).save(namespace, items)
+        await BatchSaver(settings, Stores(graph, edge_store, embedder_hangs)).save(namespace, items)
     pending = await graph.read("vector_pending", limit=100_000, vector_store=None)
     waiting = sorted(row["key"] for row in pending if row["namespace"] == namespace)
     await Reconciler(graph, edge_store, embedder).run()

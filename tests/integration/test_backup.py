@@ -85,7 +85,7 @@ async def as_stream(lines: Sequence[bytes]) -> AsyncIterator[bytes]:
 
 async def restore(batches: BatchSaver, namespace: str, lines: Sequence[bytes]) -> dict[str, Any]:
     stream = numbered_lines(as_stream(lines), 1024**2)
-    report = await restore_lines(batches.graph, batches, namespace, stream)
+    report = await restore_lines(batches, namespace, stream)
     return report.as_dict()
 
 
@@ -110,8 +110,10 @@ def without_scores(results: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
 async def snapshot(memories: MemoryService, retrieval: Retrieval, namespace: str) -> dict[str, Any]:
     """Everything the round trip must keep: full memories (no access tracking), searches,
     retrievals and the stats."""
-    ids = sorted((await memories.resolve(namespace, keys=[m["key"] for m in MEMORIES])).values())
-    views = await memories.hydrate(namespace, ids, sort=False)
+    ids = sorted(
+        (await memories.reader.resolve(namespace, keys=[m["key"] for m in MEMORIES])).values()
+    )
+    views = await memories.reader.hydrate(namespace, ids, sort=False)
     search = await retrieval.search(namespace, SearchInput(query="Neo4j Qdrant", mode="hybrid"))
     retrieved: dict[str, list[Any]] = {
         mode: (
@@ -281,7 +283,7 @@ async def test_bad_lines_fail_alone_with_their_line_numbers(
         4,
         False,
     )
-    kept = (await memories.hydrate(namespace, [kept_id], sort=True))[kept_id]
+    kept = (await memories.reader.hydrate(namespace, [kept_id], sort=True))[kept_id]
     assert (kept["created_at"], kept["accessed_at"], kept["access_count"]) == (
         "2026-01-10T12:00:00.000Z",
         "2026-01-11T08:30:00.000Z",

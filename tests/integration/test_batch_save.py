@@ -12,6 +12,7 @@ from service.config import Settings
 from service.core.batch import BatchSaver
 from service.core.memories import MemoryService
 from service.core.models import SaveInput
+from service.core.stores import Stores
 from service.stores.embeddings import LocalMiniLM, Vectors
 from service.stores.graph_store import GraphStore, Tx
 from service.stores.vector_store import EdgeVectorStore
@@ -43,7 +44,7 @@ def counting(embedder: LocalMiniLM) -> CountingEmbedder:
 def saver(
     settings: Settings, graph: GraphStore, edge_store: EdgeVectorStore, counting: CountingEmbedder
 ) -> BatchSaver:
-    return BatchSaver(settings, graph, edge_store, counting)
+    return BatchSaver(settings, Stores(graph, edge_store, counting))
 
 
 def outcome(result: dict[str, Any]) -> list[tuple[Any, ...]]:
@@ -217,7 +218,7 @@ async def test_a_batch_over_the_budget_asks_for_a_cleanup_keeping_what_it_saved(
     async def cleanup(ns: str, keep: Sequence[str]) -> None:
         calls.append((ns, list(keep)))
 
-    saver = BatchSaver(small, graph, edge_store, counting)
+    saver = BatchSaver(small, Stores(graph, edge_store, counting))
     under = await saver.save(namespace, [{"key": "s", "content": "small"}], cleanup)
     over = await saver.save(namespace, [{"key": "b", "content": "big " * 300}], cleanup)
     assert under["saved"] == over["saved"] == 1
@@ -257,7 +258,7 @@ async def test_a_batch_embeds_its_texts_while_its_transaction_writes(
     monkeypatch.setattr(graph, "transaction", counted)
     witness = WitnessEmbedder(embedder, lambda: open_now[0])
     items = [{"key": f"note-{i}", "content": f"standup note {i}"} for i in range(3)]
-    result = await BatchSaver(settings, graph, edge_store, witness).save(namespace, items)
+    result = await BatchSaver(settings, Stores(graph, edge_store, witness)).save(namespace, items)
     ids = [r["id"] for r in result["results"]]
     assert (result["saved"], witness.opened) == (3, [1])
     assert witness.texts == ["standup note 0", "standup note 1", "standup note 2"]

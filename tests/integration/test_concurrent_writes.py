@@ -14,6 +14,7 @@ from service.core.batch import BatchSaver
 from service.core.lifecycle import remove_memories
 from service.core.memories import MemoryService
 from service.core.models import SaveInput, UpdateInput
+from service.core.stores import Stores
 from service.errors import NotFound
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore
@@ -57,7 +58,7 @@ async def test_racing_saves_of_one_new_key_make_one_memory_and_all_succeed(
         answers = await asyncio.gather(*saves)
         assert sorted(a["created"] for a in answers) == [False] * 7 + [True]
         assert len({a["memory"]["id"] for a in answers}) == 1
-    found = await memories.graph.read(
+    found = await memories.stores.graph.read(
         "memory_resolve_refs",
         ids=[],
         keys=[f"racing-{n}" for n in range(ROUNDS)],
@@ -74,7 +75,7 @@ async def test_racing_batches_with_one_new_key_make_one_memory_and_report_every_
     memories: MemoryService,
     namespace: str,
 ) -> None:
-    saver = BatchSaver(settings, graph, edge_store, memories.embedder)
+    saver = BatchSaver(settings, Stores(graph, edge_store, memories.stores.embedder))
     batches = [
         [{"key": "shared", "content": f"from batch {b}"}, {"key": f"own-{b}", "content": "x"}]
         for b in range(6)
@@ -144,7 +145,7 @@ async def test_cleanup_keeps_a_victim_saved_after_it_was_chosen_and_evicts_one_l
 ) -> None:
     for key in ("busy", "idle"):
         await memories.save(namespace, SaveInput(key=key, content=f"{key}, as first saved"))
-    rows = await memories.graph.read(
+    rows = await memories.stores.graph.read(
         "cleanup_candidates",
         namespace=namespace,
         protected=[],
@@ -157,7 +158,12 @@ async def test_cleanup_keeps_a_victim_saved_after_it_was_chosen_and_evicts_one_l
     seen = {row["id"]: row["seen"] for row in rows}
     await memories.update(namespace, "busy", UpdateInput(content="busy, saved again"))
     removed = await remove_memories(
-        memories.graph, memories.vectors, memories.context_vectors, namespace, list(seen), seen
+        memories.stores.graph,
+        memories.stores.vectors,
+        memories.stores.context_vectors,
+        namespace,
+        list(seen),
+        seen,
     )
     assert [row["key"] for row in removed] == ["idle"]
     kept = await memories.get(namespace, keys=["busy", "idle"])

@@ -101,7 +101,7 @@ async def test_two_indexers_of_one_storage_split_the_backlog_and_refresh_each_me
 ) -> None:
     ids = await save_thread(memories, namespace, 40)
     first, second = (
-        indexer(settings, graph, context_index.vectors, embedder, owner=memories.vectors)
+        indexer(settings, graph, context_index.vectors, embedder, owner=memories.stores.vectors)
         for _ in range(2)
     )
     await asyncio.gather(first.refresh_all(), second.refresh_all())
@@ -124,12 +124,14 @@ async def test_the_leases_of_a_claimer_that_died_expire_and_its_work_is_taken_ag
 ) -> None:
     ids = await save_thread(memories, namespace, 2)
     dead = indexer(
-        settings, graph, context_index.vectors, embedder, owner=memories.vectors, lease_s=3.0
+        settings, graph, context_index.vectors, embedder, owner=memories.stores.vectors, lease_s=3.0
     )
     await dead.claim("a-claim-never-finished", limit=100_000)  # then it "crashes"
     claimed_at = time.monotonic()
     assert set(ids) <= set(dead.claimed)
-    survivor = indexer(settings, graph, context_index.vectors, embedder, owner=memories.vectors)
+    survivor = indexer(
+        settings, graph, context_index.vectors, embedder, owner=memories.stores.vectors
+    )
     await survivor.refresh_all()
     assert set(survivor.claimed) & set(ids) == set()
     assert await context_index.backlog(namespace) == 2

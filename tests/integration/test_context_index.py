@@ -15,6 +15,7 @@ from service.core.models import LinkSpec, SaveInput
 from service.core.reconcile import Reconciler
 from service.core.retrieval import Retrieval
 from service.core.search_inputs import RetrieveInput
+from service.core.stores import Stores
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore
@@ -26,17 +27,10 @@ ANSWER = "he needs an operation on his knee next Tuesday"
 def weighing_keyword_context(retrieval: Retrieval) -> Retrieval:
     """Hybrid with the keyword_context channel weighed in at 0.5 whatever its default (a channel
     of weight 0 does not run), so these tests do not depend on the tuned weights."""
-    settings, memories = retrieval.settings, retrieval.memories
+    settings = retrieval.settings
     fusion = settings.search.fusion.model_copy(update={"keyword_context": 0.5})
     search = settings.search.model_copy(update={"fusion": fusion})
-    return Retrieval(
-        settings.model_copy(update={"search": search}),
-        memories.graph,
-        memories.vectors,
-        memories.embedder,
-        memories,
-        memories.context_vectors,
-    )
+    return Retrieval(settings.model_copy(update={"search": search}), retrieval.channels.stores)
 
 
 async def context_scores(
@@ -107,7 +101,7 @@ async def test_reconcile_leaves_the_context_backlog_to_the_indexer_unless_told_t
         | ({"links": [{"key": f"turn-{i - 1:03d}", "type": "next"}]} if i else {})
         for i in range(100)
     ]
-    saved = await BatchSaver(settings, graph, edge_store, embedder).save(namespace, turns)
+    saved = await BatchSaver(settings, Stores(graph, edge_store, embedder)).save(namespace, turns)
     reconciler = Reconciler(graph, edge_store, embedder, context_index)
     assert saved["saved"] == 100
     await reconciler.run(drain_context=False)  # what start-up does: it must not wait for this

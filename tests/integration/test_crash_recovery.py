@@ -14,6 +14,7 @@ from pathlib import Path
 from service.core.memories import MemoryService
 from service.core.models import SaveInput, now_utc
 from service.core.reconcile import Reconciler, ReconcileReport
+from service.core.stores import Stores
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore
@@ -43,7 +44,9 @@ def crash(uri: str, edge_dir: Path, namespace: str, mode: str) -> str:
 
 
 async def reconcile(service: MemoryService, full: bool = False) -> ReconcileReport:
-    return await Reconciler(service.graph, service.vectors, service.embedder).run(full=full)
+    return await Reconciler(
+        service.stores.graph, service.stores.vectors, service.stores.embedder
+    ).run(full=full)
 
 
 @asynccontextmanager
@@ -54,7 +57,10 @@ async def reopened(
     vectors = EdgeVectorStore(edge_dir, embedder.dimensions)
     await vectors.open()
     try:
-        yield MemoryService(memories.settings, memories.graph, vectors, embedder), vectors
+        yield (
+            MemoryService(memories.settings, Stores(memories.stores.graph, vectors, embedder)),
+            vectors,
+        )
     finally:
         await vectors.close()
 
@@ -69,7 +75,7 @@ async def test_crash_inside_a_save_is_finished_by_reconcile(
     await reconcile(memories)  # what earlier tests left pending (reconcile is global)
     acknowledged = crash(graph.uri, tmp_path / "edge", namespace, "save")
     async with reopened(memories, embedder, tmp_path / "edge") as (service, vectors):
-        in_flight = (await service.resolve(namespace, keys=["in-flight"]))["in-flight"]
+        in_flight = (await service.reader.resolve(namespace, keys=["in-flight"]))["in-flight"]
         assert await vectors.existing_ids([acknowledged, in_flight]) == {acknowledged}
         assert await reconcile(service) == ReconcileReport(1, 0, 0, 0)
         assert await vectors.existing_ids([acknowledged, in_flight]) == {acknowledged, in_flight}
@@ -88,7 +94,7 @@ async def test_crash_inside_a_delete_leaves_no_orphan_vector_after_reconcile(
     await reconcile(memories)  # what earlier tests left pending (reconcile is global)
     deleted = crash(graph.uri, tmp_path / "edge", namespace, "delete")
     async with reopened(memories, embedder, tmp_path / "edge") as (service, vectors):
-        assert await service.resolve(namespace, keys=["acknowledged"]) == {}
+        assert await service.reader.resolve(namespace, keys=["acknowledged"]) == {}
         assert await vectors.existing_ids([deleted]) == {deleted}
         assert await reconcile(service) == ReconcileReport(0, 1, 0, 0)
         assert await vectors.existing_ids([deleted]) == set()
@@ -101,10 +107,10 @@ async def test_full_reconcile_repairs_drift_in_both_directions(
     orphan = await memories.save(namespace, SaveInput(key="orphan", content="node lost"))
     kept_id, orphan_id = kept["memory"]["id"], orphan["memory"]["id"]
     await edge_store.delete([kept_id])
-    await memories.graph.write(
+    await memories.stores.graph.write(
         "memory_delete", ids=[orphan_id], namespace=namespace, now=now_utc(), seen=None
     )
-    await memories.graph.write("tombstones_clear", ids=[orphan_id])
+    await memories.stores.graph.write("tombstones_clear", ids=[orphan_id])
     report = await reconcile(memories, full=True)
     assert report.orphans_deleted >= 1
     assert report.missing_vectors >= 1

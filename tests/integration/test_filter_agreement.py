@@ -20,6 +20,7 @@ from service.core.batch import BatchSaver
 from service.core.channels import Channels
 from service.core.context_index import ContextIndex
 from service.core.save_plan import Restored, row_point
+from service.core.stores import Stores
 from service.filters import MemoryFilters
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore
@@ -99,11 +100,11 @@ async def dataset(
     namespace, word = f"t-{uuid.uuid4().hex[:12]}", f"zq{uuid.uuid4().hex[:10]}"
     ids = [str(uuid.uuid4()) for _ in range(SIZE)]
     saved, restored = items(word, ids)
-    saver = BatchSaver(settings, graph, edge_store, embedder, context_store)
+    saver = BatchSaver(settings, Stores(graph, edge_store, embedder, context_store))
     assert (await saver.save(namespace, saved, restored=restored))["saved"] == SIZE + 1
     await context_index.refresh_all()
     assert await context_index.backlog(namespace) == 0
-    walked = await Channels(settings, graph, edge_store, embedder).walk(
+    walked = await Channels(settings, Stores(graph, edge_store, embedder)).walk(
         namespace, {saved[0]["id"]: 1.0}, max_hops=1
     )
     briefs = {memory_id: reached.brief for memory_id, reached in walked.items()}

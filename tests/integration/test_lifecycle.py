@@ -12,6 +12,7 @@ from service.config import Settings
 from service.core.memories import MemoryService
 from service.core.models import SaveInput, now_utc
 from service.core.save_plan import plan_memory
+from service.core.stores import Stores
 from service.errors import InvalidParameter, NotFound
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore
@@ -43,7 +44,7 @@ def with_budget(
 ) -> MemoryService:
     memory = settings.memory.model_copy(update={"max_size_bytes": max_size_bytes})
     budgeted = settings.model_copy(update={"memory": memory})
-    return MemoryService(budgeted, graph, edge_store, embedder, context_store)
+    return MemoryService(budgeted, Stores(graph, edge_store, embedder, context_store))
 
 
 async def save_all(memories: MemoryService, namespace: str, keys: list[str], **fields: Any) -> None:
@@ -211,7 +212,7 @@ async def test_cleanup_evicts_least_recently_used_first_and_never_protected_type
     unforced = await memories.lifecycle.cleanup(namespace)  # under the default budget
     assert (unforced["evictedCount"], unforced["evictedIds"]) == (0, [])
     dry = await small.lifecycle.cleanup(namespace, force=True, dry_run=True)
-    by_key = await memories.resolve(namespace, keys=keys)  # no access tracking
+    by_key = await memories.reader.resolve(namespace, keys=keys)  # no access tracking
     expected = [by_key["m2"], by_key["m3"], by_key["m4"]]
     assert dry == {
         "success": True,

@@ -13,6 +13,7 @@ from service.config import Settings
 from service.core.memories import LinkFilter, MemoryService
 from service.core.models import LinkSpec, SaveInput, UpdateInput, now_utc
 from service.core.save_plan import link_rows
+from service.core.stores import Stores
 from service.errors import (
     Conflict,
     InvalidParameter,
@@ -96,7 +97,9 @@ async def test_an_unchanged_save_embeds_nothing_and_a_changed_one_embeds_once(
     memories: MemoryService, namespace: str, embedder: LocalMiniLM
 ) -> None:
     counting = CountingEmbedder(embedder)
-    service = MemoryService(memories.settings, memories.graph, memories.vectors, counting)
+    service = MemoryService(
+        memories.settings, Stores(memories.stores.graph, memories.stores.vectors, counting)
+    )
     await service.save(namespace, save_input(key="same", content="stable text"))
     await service.save(namespace, save_input(key="same", content="stable text"))
     assert counting.texts == ["stable text"]
@@ -107,7 +110,7 @@ async def test_an_unchanged_save_embeds_nothing_and_a_changed_one_embeds_once(
 async def test_synced_marks_of_saves_are_written_together_after_the_saves_return(
     memories: MemoryService, namespace: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    graph = memories.graph
+    graph = memories.stores.graph
     service = service_with_marks(memories, delay_s=60)
     saved = [
         (await service.save(namespace, save_input(key=f"mark-{i}", content=f"text {i}")))["memory"]
@@ -115,7 +118,7 @@ async def test_synced_marks_of_saves_are_written_together_after_the_saves_return
     ]
     ids = {memory["id"] for memory in saved}
     # Acknowledged with their vectors in Qdrant; Neo4j still says pending until the flush.
-    assert len(await memories.vectors.existing_ids(list(ids))) == 3
+    assert len(await memories.stores.vectors.existing_ids(list(ids))) == 3
     assert ids <= await pending_ids(graph)
     writes: list[str] = []
     write = graph.write
@@ -136,7 +139,7 @@ async def test_synced_marks_of_saves_are_written_together_after_the_saves_return
 async def test_a_flush_returns_only_once_a_mark_write_already_under_way_is_done(
     memories: MemoryService, namespace: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    graph = memories.graph
+    graph = memories.stores.graph
     service = service_with_marks(memories, delay_s=0)
     entered, released = asyncio.Event(), asyncio.Event()
     write = graph.write
@@ -344,7 +347,7 @@ async def test_get_and_search_hydration_show_a_memory_the_same_way(
     saved = (await memories.save(namespace, save_input(key="src", links=links)))["memory"]
 
     got = (await memories.get(namespace, keys=["src"]))["memories"][0]
-    hydrated = (await memories.hydrate(namespace, [saved["id"]], sort=True))[saved["id"]]
+    hydrated = (await memories.reader.hydrate(namespace, [saved["id"]], sort=True))[saved["id"]]
 
     access = ("accessed_at", "access_count")
     assert {k: v for k, v in got.items() if k not in access} == {
@@ -474,7 +477,9 @@ async def test_disabled_memory_refuses_with_the_exact_message(
     settings = memories.settings.model_copy(
         update={"memory": memories.settings.memory.model_copy(update={"enabled": False})}
     )
-    service = MemoryService(settings, memories.graph, memories.vectors, memories.embedder)
+    service = MemoryService(
+        settings, Stores(memories.stores.graph, memories.stores.vectors, memories.stores.embedder)
+    )
     with pytest.raises(MemoryDisabled) as caught:
         await service.save(namespace, save_input())
     assert caught.value.message == (

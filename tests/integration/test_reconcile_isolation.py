@@ -27,7 +27,7 @@ async def test_vectors_reconcile_writes_back_stay_in_their_namespace(
     theirs = await memories.save(other, SaveInput(key="shared", content=text + " in Oslo"))
     lost = [mine["memory"]["id"], extra["memory"]["id"]]
     await edge_store.delete(lost)
-    report = await Reconciler(memories.graph, edge_store, embedder).run(full=True)
+    report = await Reconciler(memories.stores.graph, edge_store, embedder).run(full=True)
     query = (await embedder.embed([text]))[0]
     hits = await edge_store.search(query, VectorFilter(namespace=other), limit=10)
     recalled = await retrieval.retrieve(other, RetrieveInput(query=text, search_mode="vector"))

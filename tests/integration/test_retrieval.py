@@ -21,6 +21,7 @@ from service.core.search_inputs import (
     SearchInput,
     SearchMode,
 )
+from service.core.stores import Stores
 from service.errors import InvalidParameter
 from service.filters import MemoryFilters
 from service.stores.graph_store import GraphStore
@@ -569,7 +570,9 @@ async def test_a_failing_vector_channel_degrades_to_the_others_with_a_warning(
 ) -> None:
     await seed(memories, namespace)
     closed = EdgeVectorStore(tmp_path / "never-opened", 384)
-    degraded = Retrieval(retrieval.settings, memories.graph, closed, memories.embedder, memories)
+    degraded = Retrieval(
+        retrieval.settings, Stores(memories.stores.graph, closed, memories.stores.embedder)
+    )
     result = await degraded.retrieve(namespace, RetrieveInput(query="docker compose"))
     assert result["success"] is True
     assert keys(result["results"]) == ["deploy"]

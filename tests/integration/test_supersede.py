@@ -248,7 +248,7 @@ async def test_a_queued_synced_mark_never_clears_a_supersession_still_owed_to_qd
     await service.close()  # writes db-host's queued mark: it must not clear the new one
     pending = await graph.read("vector_pending", limit=100_000, vector_store=None)
     assert old in {row["id"] for row in pending}
-    await Reconciler(graph, edge_store, memories.embedder).run()  # writes the flag it owed
+    await Reconciler(graph, edge_store, memories.stores.embedder).run()  # writes the flag it owed
     vector = await retrieval.search(namespace, SearchInput(query=OLD, mode="vector"))
     assert [r["key"] for r in vector["results"]] == ["db-host-2"]
 
@@ -273,7 +273,9 @@ async def test_a_synced_mark_racing_a_supersession_never_clears_its_pending_mark
     }
     assert (old in pending, new in pending) == (True, False)
     await service.close()
-    await Reconciler(graph, service.vectors, service.embedder).run()  # writes the owed flag
+    await Reconciler(
+        graph, service.stores.vectors, service.stores.embedder
+    ).run()  # writes the owed flag
     pending = {
         row["id"] for row in await graph.read("vector_pending", limit=100_000, vector_store=None)
     }

@@ -70,7 +70,7 @@ async def restore(
     rt.memories.require_enabled()
     limits = rt.settings.limits
     lines = numbered_lines(_bounded(request, limits.max_import_bytes), limits.max_import_line_bytes)
-    report = await restore_lines(rt.graph, rt.batch, who.namespace_for(namespace), lines)
+    report = await restore_lines(rt.batch, who.namespace_for(namespace), lines)
     return JSONResponse(report.as_dict())
 
 

@@ -105,7 +105,7 @@ async def delete_memory(
     who.require("writer")
     rt.memories.require_enabled()
     ns = who.namespace_for(namespace)
-    resolved = await rt.memories.resolve(ns, ids=[ref], keys=[ref])
+    resolved = await rt.memories.reader.resolve(ns, ids=[ref], keys=[ref])
     if ref not in resolved:
         raise NotFound(f"Memory not found: {ref}")
     return JSONResponse(await rt.memories.delete(ns, ids=[resolved[ref]]))
