@@ -14,10 +14,10 @@ from typing import Any
 from bench.common import local_neo4j, open_services, write_results
 from bench.corpus import QualityCase, quality_corpus
 from devtools.seeding import save_in_batches
-from service.core.batch import BatchSaver
-from service.core.retrieval import Retrieval
+from service.core.read.retrieval import Retrieval
 from service.core.search_inputs import RetrieveInput, RetrieveMode
 from service.core.stores import Stores
+from service.core.write.batch import BatchSaver
 
 MODES: tuple[RetrieveMode, ...] = ("vector", "keyword", "kv", "graph", "hybrid")
 

@@ -20,7 +20,7 @@ import httpx
 
 from service.config import Neo4jSettings, load_settings
 from service.core.memories import MemoryService
-from service.core.retrieval import Retrieval
+from service.core.read.retrieval import Retrieval
 from service.core.stores import Stores
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import CypherLibrary, GraphStore

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from service.config import load_settings
-from service.core.channels import Channels
-from service.core.fulltext import free_text_query
+from service.core.read.channels import Channels
+from service.core.read.fulltext import free_text_query
 from service.core.stores import Stores
 from service.filters import MemoryFilters
 from service.stores.embeddings import build_embedder

@@ -28,13 +28,13 @@ from bench.common import local_neo4j, write_results
 from bench.conversations import Dataset, Question, generate
 from devtools.seeding import save_in_batches
 from service.config import FusionSettings, Settings, load_settings
-from service.core.batch import BatchSaver
-from service.core.channels import Channels, Hit
-from service.core.context_index import ContextIndex
 from service.core.models import SaveInput
-from service.core.retrieval import Retrieval
+from service.core.read.channels import Channels, Hit
+from service.core.read.retrieval import Retrieval
 from service.core.search_inputs import RetrieveInput, RetrieveMode
 from service.core.stores import Stores
+from service.core.upkeep.context_index import ContextIndex
+from service.core.write.batch import BatchSaver
 from service.filters import MemoryFilters
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import CypherLibrary, GraphStore, Row

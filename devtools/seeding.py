@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from service.core.batch import BatchSaver
 from service.core.models import SaveInput
+from service.core.write.batch import BatchSaver
 
 
 async def save_in_batches(saver: BatchSaver, namespace: str, items: Sequence[SaveInput]) -> None:

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 
 from service.auth import Authenticator
 from service.config import Settings, unknown_env_variables
-from service.core.batch import BatchSaver
-from service.core.context_index import ContextIndex, background
 from service.core.memories import MemoryService
-from service.core.reconcile import Reconciler
-from service.core.retrieval import Retrieval
+from service.core.read.retrieval import Retrieval
 from service.core.stores import Stores
+from service.core.upkeep.context_index import ContextIndex, background
+from service.core.upkeep.reconcile import Reconciler
+from service.core.write.batch import BatchSaver
 from service.data_folder import lock
 from service.errors import InternalError
 from service.retry import wait_until_ready

@@ -17,12 +17,12 @@ from qdrant_client import AsyncQdrantClient
 
 from devtools import seeding
 from service.config import Neo4jSettings, Settings, load_settings
-from service.core.batch import BatchSaver
-from service.core.context_index import ContextIndex
 from service.core.memories import MemoryService
 from service.core.models import SaveInput
-from service.core.retrieval import Retrieval
+from service.core.read.retrieval import Retrieval
 from service.core.stores import Stores
+from service.core.upkeep.context_index import ContextIndex
+from service.core.write.batch import BatchSaver
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import CypherLibrary, GraphStore
 from service.stores.neo4j_local import LocalNeo4j, free_port

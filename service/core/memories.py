@@ -1,7 +1,7 @@
 """Use cases on memories: save, update, get, link and delete, one namespace at a time.
 
 Writes go to Neo4j first (vector marked pending), then Qdrant, then the pending mark is
-cleared; `service.core.reconcile` finishes whatever a crash left between the two.
+cleared; `service.core.upkeep.reconcile` finishes whatever a crash left between the two.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from typing import Any
 
 from service.config import Settings
 from service.core.hydration import LinkFilter, MemoryReader, views_in_order
-from service.core.lifecycle import Lifecycle, remove_memories
 from service.core.models import (
     LinkSpec,
     SaveInput,
@@ -28,12 +27,13 @@ from service.core.results import (
     MemoryView,
     SaveResult,
 )
-from service.core.save_plan import (
-    link_rows,
-)
-from service.core.saving import MemorySaver
 from service.core.stores import Stores
 from service.core.switch import require_enabled
+from service.core.upkeep.lifecycle import Lifecycle, remove_memories
+from service.core.write.save_plan import (
+    link_rows,
+)
+from service.core.write.saving import MemorySaver
 from service.errors import (
     InvalidParameter,
     NotFound,

@@ -15,11 +15,11 @@ from service.api.http.app import create_app
 from service.app import Runtime, RuntimeRef
 from service.auth import Authenticator
 from service.config import Settings, load_settings
-from service.core.batch import batch_response, validate_items
-from service.core.batch_plan import Planned
 from service.core.models import SaveInput, now_utc
-from service.core.save_plan import plan_memory
 from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
+from service.core.write.batch import batch_response, validate_items
+from service.core.write.batch_plan import Planned
+from service.core.write.save_plan import plan_memory
 from service.errors import MemoryDisabled, NotFound
 
 

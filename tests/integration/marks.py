@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from service.core.memories import MemoryService
 from service.core.stores import Stores
-from service.core.synced_marks import SyncedMarks
+from service.core.write.synced_marks import SyncedMarks
 
 
 def service_with_marks(memories: MemoryService, delay_s: float) -> MemoryService:

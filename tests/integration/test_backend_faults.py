@@ -16,14 +16,14 @@ import pytest
 import pytest_asyncio
 
 from service.config import EmbeddingSettings, Settings
-from service.core.batch import BatchSaver
-from service.core.context_index import ContextIndex
 from service.core.memories import MemoryService
 from service.core.models import SaveInput, embedding_text
-from service.core.reconcile import Reconciler
-from service.core.retrieval import Retrieval
+from service.core.read.retrieval import Retrieval
 from service.core.search_inputs import RetrieveInput
 from service.core.stores import Stores
+from service.core.upkeep.context_index import ContextIndex
+from service.core.upkeep.reconcile import Reconciler
+from service.core.write.batch import BatchSaver
 from service.errors import BackendUnavailable, error_envelope
 from service.stores.embeddings import ONNX_FAILURES, LocalMiniLM, OpenAICompatibleEmbedder
 from service.stores.graph_store import GraphStore

@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
-from service.core import backup
-from service.core.backup import export_lines
-from service.core.backup import restore as restore_lines
-from service.core.batch import BatchSaver
 from service.core.jsonl import numbered_lines
 from service.core.memories import MemoryService
 from service.core.models import SaveInput
-from service.core.retrieval import Retrieval
+from service.core.read.retrieval import Retrieval
 from service.core.search_inputs import RetrieveInput, SearchInput
+from service.core.upkeep import backup
+from service.core.upkeep.backup import export_lines
+from service.core.upkeep.backup import restore as restore_lines
+from service.core.write.batch import BatchSaver
 from service.errors import Conflict
 from service.stores.graph_store import GraphStore
 

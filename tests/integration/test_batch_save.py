@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from service.config import Settings
-from service.core.batch import BatchSaver
 from service.core.memories import MemoryService
 from service.core.models import SaveInput
 from service.core.stores import Stores
+from service.core.write.batch import BatchSaver
 from service.stores.embeddings import LocalMiniLM, Vectors
 from service.stores.graph_store import GraphStore, Tx
 from service.stores.vector_store import EdgeVectorStore

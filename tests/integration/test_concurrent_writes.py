@@ -10,11 +10,11 @@ import asyncio
 from datetime import UTC, datetime
 
 from service.config import Settings
-from service.core.batch import BatchSaver
-from service.core.lifecycle import remove_memories
 from service.core.memories import MemoryService
 from service.core.models import SaveInput, UpdateInput
 from service.core.stores import Stores
+from service.core.upkeep.lifecycle import remove_memories
+from service.core.write.batch import BatchSaver
 from service.errors import NotFound
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore

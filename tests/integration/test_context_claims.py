@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from service.config import Settings
-from service.core.context_index import ContextIndex
 from service.core.memories import MemoryService
 from service.core.models import LinkSpec, SaveInput
+from service.core.upkeep.context_index import ContextIndex
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore, VectorStore

@@ -8,14 +8,14 @@ context text and its fulltext channel."""
 from __future__ import annotations
 
 from service.config import Settings
-from service.core.batch import BatchSaver
-from service.core.context_index import ContextIndex
 from service.core.memories import MemoryService
 from service.core.models import LinkSpec, SaveInput
-from service.core.reconcile import Reconciler
-from service.core.retrieval import Retrieval
+from service.core.read.retrieval import Retrieval
 from service.core.search_inputs import RetrieveInput
 from service.core.stores import Stores
+from service.core.upkeep.context_index import ContextIndex
+from service.core.upkeep.reconcile import Reconciler
+from service.core.write.batch import BatchSaver
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore

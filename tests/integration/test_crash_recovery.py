@@ -13,8 +13,8 @@ from pathlib import Path
 
 from service.core.memories import MemoryService
 from service.core.models import SaveInput, now_utc
-from service.core.reconcile import Reconciler, ReconcileReport
 from service.core.stores import Stores
+from service.core.upkeep.reconcile import Reconciler, ReconcileReport
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore

@@ -16,11 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.config import Settings
-from service.core.batch import BatchSaver
-from service.core.channels import Channels
-from service.core.context_index import ContextIndex
-from service.core.save_plan import Restored, row_point
+from service.core.read.channels import Channels
 from service.core.stores import Stores
+from service.core.upkeep.context_index import ContextIndex
+from service.core.write.batch import BatchSaver
+from service.core.write.save_plan import Restored, row_point
 from service.filters import MemoryFilters
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore

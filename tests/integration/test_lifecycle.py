@@ -11,8 +11,8 @@ import pytest
 from service.config import Settings
 from service.core.memories import MemoryService
 from service.core.models import SaveInput, now_utc
-from service.core.save_plan import plan_memory
 from service.core.stores import Stores
+from service.core.write.save_plan import plan_memory
 from service.errors import InvalidParameter, NotFound
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore

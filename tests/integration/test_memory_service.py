@@ -12,8 +12,8 @@ import pytest
 from service.config import Settings
 from service.core.memories import LinkFilter, MemoryService
 from service.core.models import LinkSpec, SaveInput, UpdateInput, now_utc
-from service.core.save_plan import link_rows
 from service.core.stores import Stores
+from service.core.write.save_plan import link_rows
 from service.errors import (
     Conflict,
     InvalidParameter,

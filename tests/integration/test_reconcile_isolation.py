@@ -7,9 +7,9 @@ import uuid
 
 from service.core.memories import MemoryService
 from service.core.models import SaveInput
-from service.core.reconcile import Reconciler
-from service.core.retrieval import Retrieval
+from service.core.read.retrieval import Retrieval
 from service.core.search_inputs import RetrieveInput
+from service.core.upkeep.reconcile import Reconciler
 from service.stores.embeddings import LocalMiniLM
 from service.stores.vector_store import EdgeVectorStore, VectorFilter
 

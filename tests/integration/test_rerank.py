@@ -8,11 +8,11 @@ from collections.abc import Callable
 import pytest
 
 from service.config import Settings
-from service.core.context_index import ContextIndex
 from service.core.memories import MemoryService
 from service.core.models import SaveInput
-from service.core.retrieval import Retrieval
+from service.core.read.retrieval import Retrieval
 from service.core.search_inputs import RetrieveInput
+from service.core.upkeep.context_index import ContextIndex
 
 MEMORIES = {
     "council": "Last spring the city council moved the fish market; Anna did not notice.",

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from service.config import Settings
-from service.core.fusion import bm25_of
 from service.core.memories import MemoryService
 from service.core.models import LinkSpec, SaveInput
-from service.core.retrieval import Retrieval
+from service.core.read.fusion import bm25_of
+from service.core.read.retrieval import Retrieval
 from service.core.search_inputs import (
     FulltextInput,
     RetrieveFilters,

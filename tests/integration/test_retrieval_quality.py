@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from bench.bench_quality import MODES, evaluate
 from bench.corpus import quality_corpus
-from service.core.context_index import ContextIndex
 from service.core.memories import MemoryService
-from service.core.retrieval import Retrieval
+from service.core.read.retrieval import Retrieval
+from service.core.upkeep.context_index import ContextIndex
 from tests.conftest import save_in_batches
 
 

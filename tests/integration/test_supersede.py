@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 from service.config import Settings
-from service.core.batch import BatchSaver
 from service.core.memories import MemoryService
 from service.core.models import SaveInput, now_utc
-from service.core.reconcile import Reconciler
-from service.core.retrieval import Retrieval
+from service.core.read.retrieval import Retrieval
 from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
+from service.core.upkeep.reconcile import Reconciler
+from service.core.write.batch import BatchSaver
 from service.errors import BackendUnavailable, InvalidParameter, NotFound
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore, Tx

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from service.config import FusionSettings, SearchSettings
-from service.core.fusion import (
+from service.core.read.fusion import (
     Candidate,
     FusionWeights,
     fuse,

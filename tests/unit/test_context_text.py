@@ -8,7 +8,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from service.core.context_index import FAR_TEXT_CHARS, MAX_PART_CHARS, context_text, mean_vector
+from service.core.upkeep.context_index import (
+    FAR_TEXT_CHARS,
+    MAX_PART_CHARS,
+    context_text,
+    mean_vector,
+)
 
 
 def test_neighbours_join_in_time_order_around_the_memory() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.core.fulltext import (
+from service.core.read.fulltext import (
     excerpt,
     free_text_query,
     keywords_query,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.core.fusion import (
+from service.core.read.fusion import (
     Candidate,
     FusionWeights,
     bm25_of,

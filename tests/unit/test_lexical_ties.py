@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.core.channels import ties_newest_first
+from service.core.read.channels import ties_newest_first
 
 
 def test_equal_scores_rank_newest_first_then_by_id() -> None:

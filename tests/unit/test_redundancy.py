@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from service.core.redundancy import distinct_order, fellow_similarity
+from service.core.read.redundancy import distinct_order, fellow_similarity
 from service.stores.vector_store import VectorHit
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.core.supersede import refuse_cycle, supersede_targets
+from service.core.write.supersede import refuse_cycle, supersede_targets
 from service.errors import InvalidParameter
 
 CYCLE = (

@@ -14,8 +14,8 @@ from pydantic import ValidationError
 
 from service.auth import Principal
 from service.config import NAMESPACE_PATTERN
-from service.core.fulltext import MAX_KEYWORD_CHARS, MAX_KEYWORDS, parse_keywords, quote_term
 from service.core.models import SaveInput
+from service.core.read.fulltext import MAX_KEYWORD_CHARS, MAX_KEYWORDS, parse_keywords, quote_term
 from service.core.search_inputs import parse_sort_by
 from service.core.sorting import parse_sort_links
 from service.errors import Forbidden, InvalidParameter, invalid_from_validation

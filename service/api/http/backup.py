@@ -13,9 +13,9 @@ from service.api.http.deps import NamespaceQuery, PrincipalDep, RuntimeDep
 from service.api.http.responses import JSONResponse
 from service.api.http.strict_requests import StrictRoute
 from service.api.tools import EXPORT_PATH, IMPORT_PATH
-from service.core.backup import export_lines
-from service.core.backup import restore as restore_lines
 from service.core.jsonl import numbered_lines
+from service.core.upkeep.backup import export_lines
+from service.core.upkeep.backup import restore as restore_lines
 from service.errors import PayloadTooLarge
 
 router = APIRouter(tags=["backup"], route_class=StrictRoute)

@@ -18,13 +18,13 @@ from service.api.http.deps import (
 from service.api.http.responses import JSONResponse
 from service.api.http.strict_requests import StrictRoute
 from service.api.tools import TOOLS
-from service.core.lifecycle import (
+from service.core.sorting import parse_sort_links
+from service.core.upkeep.lifecycle import (
     WINDOW_DESCRIPTION,
     DryRunParam,
     ForceParam,
     Window,
 )
-from service.core.sorting import parse_sort_links
 
 router = APIRouter(tags=["lifecycle"], route_class=StrictRoute)
 

@@ -12,8 +12,8 @@ from mcp_types import CallToolResult
 from service.api.mcp.session import ToolSession, tool, tool_result
 from service.api.params import NamespaceParam
 from service.api.tools import TOOLS
-from service.core.lifecycle import AnchorParam, DryRunParam, ForceParam, WindowParam
 from service.core.sorting import SortLinksParam, parse_sort_links
+from service.core.upkeep.lifecycle import AnchorParam, DryRunParam, ForceParam, WindowParam
 
 
 def register(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:

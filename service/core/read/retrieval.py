@@ -1,5 +1,5 @@
 """The read side of the memory tools: memory_search (bm25 | vector | hybrid) and
-memory_fulltext_search here; retrieve_context delegated to `service.core.context`."""
+memory_fulltext_search here; retrieve_context delegated to `service.core.read.context`."""
 
 from __future__ import annotations
 
@@ -7,17 +7,17 @@ import asyncio
 from typing import Any
 
 from service.config import Settings
-from service.core.channels import Bm25Page, Channels
-from service.core.context import ContextRetriever
-from service.core.fulltext import (
+from service.core.hydration import MemoryReader
+from service.core.read.channels import Bm25Page, Channels
+from service.core.read.context import ContextRetriever
+from service.core.read.fulltext import (
     excerpt,
     free_text_query,
     keywords_query,
     match_spans,
     parse_keywords,
 )
-from service.core.fusion import rrf
-from service.core.hydration import MemoryReader
+from service.core.read.fusion import rrf
 from service.core.results import ContextResult, PagedResult
 from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
 from service.core.sorting import parse_sort_links

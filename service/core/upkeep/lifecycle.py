@@ -21,7 +21,7 @@ from service.core.results import (
 )
 from service.core.scalars import Flag, NotAFlag
 from service.core.stores import Stores
-from service.core.supersede import flag_vectors
+from service.core.write.supersede import flag_vectors
 from service.errors import InvalidParameter, NotFound
 from service.stores.graph_store import GraphStore, Row
 from service.stores.vector_store import VectorStore

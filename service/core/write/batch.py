@@ -11,17 +11,17 @@ from typing import Any, cast
 from pydantic import ValidationError
 
 from service.config import LimitsSettings, Settings
-from service.core.batch_plan import BatchPlanner, Planned, changed_texts, plan_batch
 from service.core.models import SaveInput, now_utc
-from service.core.save_plan import (
+from service.core.stores import Stores
+from service.core.write.batch_plan import BatchPlanner, Planned, changed_texts, plan_batch
+from service.core.write.save_plan import (
     Restored,
     SavePlan,
     batch_row,
     check_sizes,
     vector_point,
 )
-from service.core.stores import Stores
-from service.core.supersede import (
+from service.core.write.supersede import (
     flag_vectors,
     record_supersession,
 )
@@ -81,7 +81,7 @@ class _Written:
 
 class BatchSaver:
     """Saves a batch: one Neo4j transaction (vectors pending), embedding in chunks, one Qdrant
-    write, then the pending marks cleared; `service.core.reconcile` finishes a crash between."""
+    write, then the pending marks cleared; reconcile (core.upkeep) finishes a crash between."""
 
     def __init__(
         self,

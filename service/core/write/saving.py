@@ -17,7 +17,8 @@ from service.config import Settings
 from service.core.hydration import views_in_order
 from service.core.models import SaveInput, now_utc
 from service.core.results import MemoryView, SaveResult, SimilarMemory
-from service.core.save_plan import (
+from service.core.stores import Stores
+from service.core.write.save_plan import (
     SavePlan,
     check_sizes,
     existing_target,
@@ -26,15 +27,14 @@ from service.core.save_plan import (
     stored_fields,
     vector_point,
 )
-from service.core.stores import Stores
-from service.core.supersede import (
+from service.core.write.supersede import (
     flag_vectors,
     record_supersession,
     refuse_cycle,
     supersede_targets,
     superseders,
 )
-from service.core.synced_marks import SyncedMarks
+from service.core.write.synced_marks import SyncedMarks
 from service.errors import BackendUnavailable, Conflict, NotFound
 from service.stores.embeddings import Vectors
 from service.stores.graph_store import Tx

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from service.core.models import LinkSpec, SaveInput, now_utc
-from service.core.save_plan import Restored, SavePlan, existing_target, plan_memory
-from service.core.supersede import refuse_cycle, supersede_targets, superseders
+from service.core.write.save_plan import Restored, SavePlan, existing_target, plan_memory
+from service.core.write.supersede import refuse_cycle, supersede_targets, superseders
 from service.errors import Conflict, InvalidParameter, MnemographError, NotFound
 from service.stores.graph_store import Tx
 

@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from service.config import SearchSettings
 from service.core.models import embedding_text, epoch_ms
-from service.core.save_plan import row_point
+from service.core.write.save_plan import row_point
 from service.stores.embeddings import Embedder, SharedEmbedder
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import VectorStore

@@ -11,9 +11,11 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from service.config import Settings
-from service.core.channels import Channels, Hit, Reached, WalkPruning
-from service.core.fulltext import free_text_query, searched_word_count
-from service.core.fusion import (
+from service.core.hydration import MemoryReader
+from service.core.models import embedding_text
+from service.core.read.channels import Channels, Hit, Reached, WalkPruning
+from service.core.read.fulltext import free_text_query, searched_word_count
+from service.core.read.fusion import (
     Candidate,
     FusionWeights,
     collect,
@@ -24,8 +26,6 @@ from service.core.fusion import (
     order_by,
     single_channel,
 )
-from service.core.hydration import MemoryReader
-from service.core.models import embedding_text
 from service.core.results import ContextItem, ContextResult, MemoryView
 from service.core.search_inputs import RetrieveInput, parse_sort_by
 from service.core.sorting import parse_sort_links

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.config import FusionSettings, Settings
-from service.core.fusion import keyword_score
-from service.core.query_cache import QueryVectorCache
-from service.core.redundancy import distinct_order
+from service.core.read.fusion import keyword_score
+from service.core.read.query_cache import QueryVectorCache
+from service.core.read.redundancy import distinct_order
 from service.core.stores import Stores
 from service.filters import MemoryFilters
 from service.stores.graph_store import Row
@@ -142,7 +142,7 @@ class Channels:
         self, namespace: str, query: str, flt: MemoryFilters, fusion: FusionSettings
     ) -> list[Hit]:
         """The vector channel of hybrid: `fusion.vector_fetch` hits by cosine, ordered by
-        distinctness (service/core/redundancy.py), the `fusion.fetch` first; scores stay the
+        distinctness (service/core/read/redundancy.py), the `fusion.fetch` first; scores stay the
         cosines."""
         if fusion.redundancy <= 0:
             return await self.vector(namespace, query, flt, fusion.fetch)

@@ -19,7 +19,6 @@ from typing import Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from service.core.batch import BatchSaver
 from service.core.json_text import NotStorableJson, strict_loads
 from service.core.models import (
     LinkTypeParam,
@@ -29,9 +28,10 @@ from service.core.models import (
     iso_ms,
     now_utc,
 )
-from service.core.save_plan import Restored
 from service.core.scalars import Moment, NotAFlag
-from service.core.supersede import flag_vectors
+from service.core.write.batch import BatchSaver
+from service.core.write.save_plan import Restored
+from service.core.write.supersede import flag_vectors
 from service.errors import (
     InvalidParameter,
     MnemographError,

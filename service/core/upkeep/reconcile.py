@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from service.core.context_index import ContextIndex
 from service.core.models import embedding_text
-from service.core.save_plan import row_point
+from service.core.upkeep.context_index import ContextIndex
+from service.core.write.save_plan import row_point
 from service.stores.embeddings import Embedder
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import VectorStore
