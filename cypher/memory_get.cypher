@@ -1,7 +1,8 @@
 // memory_get in one round trip: the memories of a namespace named by id ($ids, any case) or by key
 // ($keys; a ref asked both ways that is a memory's id does not also resolve as a key), each
 // once with the refs that named it, its access tracking bumped, hydrated as memory_hydrate is
-// (the same projection: a test compares the two views of one memory).
+// (the same projection: a test compares the two views of one memory). One deleted while this
+// waited for its write lock reads without properties: it is left out, as if never found.
 CALL () {
   UNWIND $ids AS ref
   MATCH (m:Memory {id: toLower(ref)})
@@ -16,6 +17,7 @@ CALL () {
 WITH m, collect(ref) AS refs
 SET m.accessed_at = $now, m.access_count = coalesce(m.access_count, 0) + 1
 WITH m, refs
+WHERE m.id IS NOT NULL
 CALL (m) {
   OPTIONAL MATCH (m)-[r:LINK]->(t:Memory)
   WITH r, t ORDER BY r.seq, t.key

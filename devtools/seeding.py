@@ -10,11 +10,15 @@ from service.core.write.batch import BatchSaver
 
 
 async def save_in_batches(saver: BatchSaver, namespace: str, items: Sequence[SaveInput]) -> None:
-    """`items` in batches of the largest size allowed. Links go in a second pass, so a link may
-    name an item that comes later; every item must be saved (else `RuntimeError`)."""
+    """`items` in batches of the largest size allowed. Links go in a second pass (the linking
+    items saved again by key, with their links only added), so a link may name an item that
+    comes later; every item must be saved (else `RuntimeError`)."""
+    unnamed = [n for n, item in enumerate(items) if item.links and not (item.key or item.id)]
+    if unnamed:
+        raise ValueError(f"items {unnamed[:5]} have links but no key or id to save them again by")
     size = saver.settings.limits.max_batch
     unlinked = [item.model_copy(update={"links": []}) for item in items]
-    linking = [item for item in items if item.links]
+    linking = [item.model_copy(update={"supersedes": []}) for item in items if item.links]
     for batch in (unlinked, linking):
         for start in range(0, len(batch), size):
             chunk = [as_body(item) for item in batch[start : start + size]]

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from collections.abc import Awaitable, Callable
 
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_delay
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 
 from service.errors import BackendUnavailable
 
@@ -27,11 +28,22 @@ def retrying(
     first_wait_s: float,
     max_wait_s: float,
     logger: logging.Logger = log,
+    level: int = logging.WARNING,
 ) -> AsyncRetrying:
     """Attempts of `call`: a failure `transient` accepts runs again after `first_wait_s`, then
-    twice as long each time (at most `max_wait_s`), while under `budget_s` since the first
-    attempt; the last failure, or any other, is raised. Each retry is logged on `logger` with
-    the failure's first line (never a payload) and the wait."""
+    twice as long each time (at most `max_wait_s`), until `budget_s` have passed since the
+    first failure; the last failure, or any other, is raised. Each retry is logged on `logger`
+    at `level` with the failure's first line (never a payload) and the wait."""
+
+    first_failure: list[float] = []
+
+    def spent(state: RetryCallState) -> bool:
+        """Called after each failure: whether `budget_s` have passed since the first one (a
+        slow first attempt does not use up the budget of its retries)."""
+        now = time.monotonic()
+        if not first_failure:
+            first_failure.append(now)
+        return now - first_failure[0] >= budget_s
 
     def wait(state: RetryCallState) -> float:
         base = min(first_wait_s * 2 ** (state.attempt_number - 1), max_wait_s)
@@ -41,12 +53,12 @@ def retrying(
         error = state.outcome.exception() if state.outcome is not None else None
         text = str(error).splitlines()[0] if error is not None and str(error) else repr(error)
         pause = state.next_action.sleep if state.next_action is not None else 0.0
-        logger.warning("%s failed (%s); retrying in %.0f s", call, text, pause)
+        logger.log(level, "%s failed (%s); retrying in %s s", call, text, seconds(pause))
 
     return AsyncRetrying(
         retry=retry_if_exception(transient),
         wait=wait,
-        stop=stop_after_delay(budget_s),
+        stop=spent,
         before_sleep=before_sleep,
         reraise=True,
     )
@@ -62,7 +74,12 @@ async def wait_until_ready(
     attempts = 0
     try:
         async for attempt in retrying(
-            f"{backend} readiness probe", _unready, timeout_s, first_wait_s=0.2, max_wait_s=2.0
+            f"{backend} readiness probe",
+            _unready,
+            timeout_s,
+            first_wait_s=0.2,
+            max_wait_s=2.0,
+            level=logging.DEBUG,  # a backend still starting is expected, not a fault
         ):
             with attempt:
                 attempts += 1
@@ -79,3 +96,8 @@ async def wait_until_ready(
 def _unready(exc: BaseException) -> bool:
     """A backend still coming up: it refuses connections or reports itself unavailable."""
     return isinstance(exc, BackendUnavailable | OSError)
+
+
+def seconds(value: float) -> str:
+    """A wait as people read it: tenths below half a second, else whole seconds."""
+    return f"{value:.1f}" if value < 0.5 else f"{value:.0f}"

@@ -1,2 +1,2 @@
-"""The rules and use cases: models, inputs, ranking, sorting, errors and the memory, retrieval,
-reconcile and bulk-import services. Knows no transport and no engine types."""
+"""The rules and use cases: read/ (searches), write/ (saves), upkeep/ (lifecycle, backup,
+reconcile, the context indexer) and the shared models. Knows no transport and no engine types."""

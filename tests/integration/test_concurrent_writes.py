@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime
+from typing import cast
 
 from service.config import Settings
 from service.core.memories import MemoryService
 from service.core.models import SaveInput, UpdateInput
+from service.core.results import GetResult
 from service.core.stores import Stores
 from service.core.upkeep.lifecycle import remove_memories
 from service.core.write.batch import BatchSaver
@@ -127,11 +129,17 @@ async def test_a_memory_saved_updated_linked_and_deleted_at_once_answers_every_c
             memories.update(namespace, key, UpdateInput(title=f"title {n}")),
             memories.link(namespace, key, "anchor", weight=0.7),
             memories.link(namespace, "anchor", key, weight=0.3),
+            memories.get(namespace, keys=[key]),
             memories.delete(namespace, keys=[key]),
+            memories.get(namespace, keys=[key]),
             return_exceptions=True,
         )
         failures = [o for o in outcomes if isinstance(o, BaseException)]
         assert [f for f in failures if not isinstance(f, NotFound)] == []
+        for got in (outcomes[5], outcomes[7]):  # the gets: the memory whole, or missing
+            assert isinstance(got, dict), got
+            views = cast(GetResult, got)["memories"]
+            assert [(m["key"], bool(m["id"])) for m in views] in ([], [(key, True)])
     stored = await memories.get(
         namespace, keys=["anchor", *(f"contested-{n}" for n in range(ROUNDS))]
     )

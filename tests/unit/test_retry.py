@@ -5,6 +5,7 @@ them back."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import pytest
@@ -13,7 +14,7 @@ from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, Sessio
 
 from service.config import Neo4jSettings
 from service.errors import BackendUnavailable, InvalidParameter
-from service.retry import wait_until_ready
+from service.retry import retrying, seconds, wait_until_ready
 from service.stores.graph_store import CypherLibrary, GraphStore, may_retry
 from service.stores.neo4j_local import free_port
 
@@ -59,6 +60,40 @@ async def test_a_backend_still_down_when_the_time_is_up_is_unavailable_with_a_hi
         "qdrant is unavailable: not reachable after 0 s and 2 attempts "
         "(qdrant is unavailable: refused). Check MNEMO_QDRANT__URL."
     )
+
+
+async def test_the_budget_runs_from_the_first_failure_so_a_slow_first_attempt_is_retried() -> None:
+    attempts = 0
+    async for attempt in retrying(
+        "slow call", lambda exc: isinstance(exc, TimeoutError), 0.05, 0.01, 0.01
+    ):
+        with attempt:
+            attempts += 1
+            if attempts == 1:
+                await asyncio.sleep(0.2)  # longer than the whole budget, then it fails
+                raise TimeoutError("slow, then failed")
+    assert attempts == 2
+
+
+async def test_a_failure_past_the_budget_is_raised_as_it_came() -> None:
+    attempts = 0
+    with pytest.raises(TimeoutError, match="still failing"):
+        async for attempt in retrying(
+            "failing call", lambda exc: isinstance(exc, TimeoutError), 0.0, 0.01, 0.01
+        ):
+            with attempt:
+                attempts += 1
+                raise TimeoutError("still failing")
+    assert attempts == 1
+
+
+@pytest.mark.parametrize(
+    ("wait", "shown"), [(0.08, "0.1"), (0.42, "0.4"), (0.8, "1"), (1.2, "1"), (2.4, "2")]
+)
+def test_waits_are_logged_in_tenths_below_half_a_second_else_whole_seconds(
+    wait: float, shown: str
+) -> None:
+    assert seconds(wait) == shown
 
 
 @pytest.mark.parametrize(

@@ -93,7 +93,11 @@ def _model_parameters(model: type[BaseModel]) -> list[inspect.Parameter]:
         inspect.Parameter(
             name,
             inspect.Parameter.KEYWORD_ONLY,
-            default=inspect.Parameter.empty if field.is_required() else field.default,
+            default=(
+                inspect.Parameter.empty
+                if field.is_required()
+                else field.get_default(call_default_factory=True)
+            ),
             annotation=hints[name],
         )
         for name, field in model.model_fields.items()

@@ -1,5 +1,5 @@
 """How a save becomes stored fields: the plan of one memory (fields, key, vector text, content
-hash), size checks, link rows and vector points. Pure functions, shared by save and bulk import."""
+hash), size checks, link rows and vector points. Pure functions, shared by save and batch."""
 
 from __future__ import annotations
 
