@@ -19,6 +19,7 @@ from service.core.models import (
     link_view,
     now_utc,
 )
+from service.core.refs import asked_refs
 from service.core.results import (
     DeleteResult,
     GetOneResult,
@@ -35,7 +36,6 @@ from service.core.write.save_plan import (
 )
 from service.core.write.saving import MemorySaver
 from service.errors import (
-    InvalidParameter,
     NotFound,
 )
 
@@ -77,22 +77,6 @@ class MemoryService:
         given = changes.model_dump(exclude_unset=True)
         return await self.saver.update(namespace, ref, lambda current: merged(current, given))
 
-    async def _asked(
-        self, namespace: str, ids: Sequence[str], keys: Sequence[str]
-    ) -> tuple[list[str], list[str]]:
-        """Ids of the refs that exist (in the order asked, once each) and the refs that don't."""
-        self._check_batch(ids, keys)
-        resolved = await self.reader.resolve(namespace, ids=ids, keys=keys)
-        return in_order_asked([*ids, *keys], resolved)
-
-    def _check_batch(self, ids: Sequence[str], keys: Sequence[str]) -> None:
-        limit = self.settings.limits.max_batch
-        if len(ids) + len(keys) > limit:
-            raise InvalidParameter(
-                f"Invalid ids/keys value: {len(ids) + len(keys)} references. Must be at most "
-                f"{limit} per call"
-            )
-
     # -- get ------------------------------------------------------------------------------
 
     async def get(
@@ -102,10 +86,12 @@ class MemoryService:
         keys: Sequence[str] = (),
         sort: bool = True,
         link_filter: LinkFilter | None = None,
+        key: str | None = None,
     ) -> GetResult:
-        """Full memories by id or key, in the order asked; updates access tracking."""
+        """Full memories by id or key (`key`: one more key), in the order asked; updates access
+        tracking."""
         self.require_enabled()
-        self._check_batch(ids, keys)
+        ids, keys = asked_refs(self.settings.limits, "memory_get", ids, keys, key)
         rows = await self.stores.graph.write(
             "memory_get", ids=list(ids), keys=list(keys), namespace=namespace, now=now_utc()
         )
@@ -179,7 +165,9 @@ class MemoryService:
     ) -> DeleteResult:
         """Delete memories with their links and vectors; unknown refs are reported missing."""
         self.require_enabled()
-        wanted, missing = await self._asked(namespace, ids, keys)
+        ids, keys = asked_refs(self.settings.limits, "memory_delete", ids, keys)
+        resolved = await self.reader.resolve(namespace, ids=ids, keys=keys)
+        wanted, missing = in_order_asked([*ids, *keys], resolved)
         rows = await remove_memories(
             self.stores.graph, self.stores.vectors, self.stores.context_vectors, namespace, wanted
         )

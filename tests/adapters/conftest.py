@@ -16,6 +16,7 @@ from service.app import Runtime, RuntimeRef
 from service.auth import Authenticator
 from service.config import Settings, load_settings
 from service.core.models import SaveInput, now_utc
+from service.core.refs import asked_refs
 from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
 from service.core.write.batch import batch_response, validate_items
 from service.core.write.batch_plan import Planned
@@ -43,11 +44,18 @@ class FakeMemories:
         return {"success": True, "memory": {"key": data.key}, "created": True}
 
     async def get(
-        self, namespace: str, ids: list[str], keys: list[str], sort: bool
+        self, namespace: str, ids: list[str], keys: list[str], sort: bool, key: str | None = None
     ) -> dict[str, Any]:
         self.require_enabled()
+        ids, keys = asked_refs(self.settings.limits, "memory_get", ids, keys, key)
         self.calls.append(("get", namespace, (ids, keys, sort)))
         return {"success": True, "memories": [], "missing": [*ids, *keys]}
+
+    async def delete(self, namespace: str, ids: list[str], keys: list[str]) -> dict[str, Any]:
+        self.require_enabled()
+        ids, keys = asked_refs(self.settings.limits, "memory_delete", ids, keys)
+        self.calls.append(("delete", namespace, (ids, keys)))
+        return {"success": True, "deleted": 0, "missing": [*ids, *keys]}
 
     async def get_one(self, namespace: str, ref: str, sort: bool) -> dict[str, Any]:
         self.require_enabled()

@@ -495,11 +495,11 @@ async def test_migrations_are_idempotent_and_indexes_online(graph: GraphStore) -
         assert states[name] == "ONLINE"
 
 
-async def test_more_references_than_the_batch_limit_are_refused(
+async def test_more_references_than_max_refs_are_refused_by_the_limit_that_bounds_them(
     memories: MemoryService, namespace: str
 ) -> None:
     with pytest.raises(InvalidParameter) as caught:
         await memories.get(namespace, keys=[f"k{i}" for i in range(1001)])
     assert caught.value.message == (
-        "Invalid ids/keys value: 1001 references. Must be at most 1000 per call"
+        "Invalid ids/keys value: 1001 given; at most 1000 (limits.max_refs) per call"
     )

@@ -16,11 +16,11 @@ from service.api.http.deps import (
 )
 from service.api.http.responses import JSONResponse
 from service.api.http.strict_requests import StrictRoute
-from service.api.params import NamespaceParam, check_refs
+from service.api.params import NamespaceParam
 from service.api.tools import TOOLS
 from service.core.models import SaveInput, UpdateInput, drop_nulls
 from service.core.sorting import SortLinksParam, parse_sort_links
-from service.errors import InvalidParameter, NotFound
+from service.errors import NotFound
 
 router = APIRouter(tags=["memories"], route_class=StrictRoute)
 
@@ -75,12 +75,9 @@ async def get_memories(body: GetBody, rt: RuntimeDep, who: PrincipalDep) -> JSON
     """memory_get: ids and/or keys; unknown ones are listed in `missing`."""
     who.require("reader")
     sort = parse_sort_links(body.sortLinks)
-    keys = [*body.keys, *([body.key] if body.key else [])]
-    if not body.ids and not keys:
-        raise InvalidParameter("memory_get needs 'ids', 'keys' or 'key'")
-    check_refs(rt.settings.limits, body.ids, keys)
+    ns = who.namespace_for(body.namespace)
     return JSONResponse(
-        await rt.memories.get(who.namespace_for(body.namespace), ids=body.ids, keys=keys, sort=sort)
+        await rt.memories.get(ns, ids=body.ids, keys=body.keys, key=body.key, sort=sort)
     )
 
 

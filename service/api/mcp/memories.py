@@ -10,7 +10,7 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from service.api.mcp.session import ToolSession, tool, tool_result
-from service.api.params import NamespaceParam, check_refs
+from service.api.params import NamespaceParam
 from service.api.tools import TOOLS
 from service.core.models import (
     ContentParam,
@@ -32,7 +32,6 @@ from service.core.models import (
 )
 from service.core.scalars import Flag
 from service.core.sorting import SortLinksParam, parse_sort_links
-from service.errors import InvalidParameter
 
 Ids = Annotated[
     list[str] | None,
@@ -101,12 +100,8 @@ def _get(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
     ) -> CallToolResult:
         runtime, who = session.open(ctx, "reader")
         sort = parse_sort_links(sortLinks)
-        wanted_keys = [*(keys or []), *([key] if key else [])]
-        if not ids and not wanted_keys:
-            raise InvalidParameter("memory_get needs 'ids', 'keys' or 'key'")
-        check_refs(runtime.settings.limits, ids or [], wanted_keys)
         result = await runtime.memories.get(
-            who.namespace_for(namespace), ids=ids or [], keys=wanted_keys, sort=sort
+            who.namespace_for(namespace), ids=ids or [], keys=keys or [], key=key, sort=sort
         )
         return tool_result(result)
 
@@ -150,9 +145,6 @@ def _delete(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
         ctx: Context[Any], ids: Ids = None, keys: Keys = None, namespace: NamespaceParam = None
     ) -> CallToolResult:
         runtime, who = session.open(ctx, "writer")
-        if not ids and not keys:
-            raise InvalidParameter("memory_delete needs 'ids' or 'keys'")
-        check_refs(runtime.settings.limits, ids or [], keys or [])
         result = await runtime.memories.delete(
             who.namespace_for(namespace), ids=ids or [], keys=keys or []
         )
