@@ -120,7 +120,7 @@ class MemorySaver:
         stores = [self.stores.vectors, self.stores.context_vectors]
         await flag_vectors(self.stores.graph, stores, written.flagged, superseded=True)
         if written.vector_pending:
-            self.marks.add(plan.id, plan.hash, written.pending_state)
+            self.marks.add(namespace, plan.id, plan.hash, written.pending_state)
         similar = await self._similar(namespace, plan, own)
         if written.db_size_bytes > self.settings.memory.max_size_bytes:  # LRU down to 85%
             await self._cleanup(namespace, [plan.id])

@@ -1,5 +1,7 @@
 """The last step of a save, off its path: clearing the pending mark of a vector that Qdrant
-already holds. Marks queued within `delay_s` of each other are written in one transaction.
+already holds. Marks queued within `delay_s` of each other are written together: one statement
+per namespace, run side by side, so a namespace busy with writes (each takes its namespace's
+lock) delays only its own marks.
 
 A crash before that write only leaves those memories pending: reconcile (at start-up) writes
 their vectors again, which is idempotent, so nothing acknowledged is lost and the stores agree.
@@ -23,16 +25,17 @@ class SyncedMarks:
     def __init__(self, graph: GraphStore, delay_s: float = DELAY_S) -> None:
         self._graph = graph
         self._delay_s = delay_s
-        # memory id → (content hash of the vector written, the pending state its save set)
-        self._queued: dict[str, tuple[str, str]] = {}
-        self._writing: dict[str, tuple[str, str]] = {}
+        # memory id → (its namespace, content hash of the vector written, the pending state its
+        # save set)
+        self._queued: dict[str, tuple[str, str, str]] = {}
+        self._writing: dict[str, tuple[str, str, str]] = {}
         self._flusher: asyncio.Task[None] | None = None
         self._write_lock = asyncio.Lock()
 
-    def add(self, memory_id: str, digest: str, state: str) -> None:
+    def add(self, namespace: str, memory_id: str, digest: str, state: str) -> None:
         """Queue a memory whose vector (of content hash `digest`) is in Qdrant; its mark is
         cleared only while Neo4j still holds the pending `state` its save wrote."""
-        self._queued[memory_id] = (digest, state)
+        self._queued[memory_id] = (namespace, digest, state)
         if self._queued and (self._flusher is None or self._flusher.done()):
             self._flusher = asyncio.create_task(self._flush_while_queued(), name="synced-marks")
 
@@ -40,7 +43,7 @@ class SyncedMarks:
         """Whether Qdrant has this memory's vector for that content while Neo4j may still say
         pending (its mark is queued or being written)."""
         held = (self._queued.get(memory_id), self._writing.get(memory_id))
-        return any(item is not None and item[0] == digest for item in held)
+        return any(item is not None and item[1] == digest for item in held)
 
     async def _flush_while_queued(self) -> None:
         while self._queued:
@@ -59,17 +62,22 @@ class SyncedMarks:
         if not items:
             return 0
         self._writing = items
-        rows = [
-            {"id": memory_id, "content_hash": digest, "state": state}
-            for memory_id, (digest, state) in items.items()
-        ]
+        by_namespace: dict[str, list[dict[str, str]]] = {}
+        for memory_id, (namespace, digest, state) in items.items():
+            row = {"id": memory_id, "content_hash": digest, "state": state}
+            by_namespace.setdefault(namespace, []).append(row)
+        try:
+            await asyncio.gather(*(self._write(rows) for rows in by_namespace.values()))
+        finally:
+            self._writing = {}
+        return len(items)
+
+    async def _write(self, rows: list[dict[str, str]]) -> None:
+        """One namespace's marks; on a failure they stay pending (reconcile finishes them)."""
         try:
             await self._graph.write("vector_mark_synced", items=rows)
         except Exception:
             log.exception("clearing %d pending vector marks failed; reconcile will", len(rows))
-        finally:
-            self._writing = {}
-        return len(rows)
 
     async def close(self) -> None:
         """Flush what is queued and wait for the flusher (service shutdown)."""
