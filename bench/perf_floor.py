@@ -45,7 +45,7 @@ async def measure_floor(
     path = settings.data_dir / "qdrant" / collection_name(embedder.model)
     vectors = EdgeVectorStore(path, embedder.dimensions)
     await vectors.open()
-    channels = Channels(settings, Stores(graph, vectors, embedder))
+    channels = Channels(settings.search, Stores(graph, vectors, embedder))
     samples = _empty()
     try:
         for number, query in enumerate(queries):

@@ -73,7 +73,7 @@ class CachedChannels(Channels):
 
     def __init__(self, channels: Channels) -> None:
         super().__init__(
-            channels.settings,
+            channels.search,
             replace(channels.stores, graph=MemoGraph(channels.stores.graph)),
         )
         self._memo: dict[tuple[Any, ...], Any] = {}
@@ -175,7 +175,7 @@ async def stored_corpus(
         await save_in_batches(BatchSaver(settings, stores), NAMESPACE, items)
         index = ContextIndex.configured(settings.search, graph, context_vectors, embedder, vectors)
         await index.refresh_all()
-        channels = CachedChannels(Channels(settings, stores))
+        channels = CachedChannels(Channels(settings.search, stores))
         yield settings, stores, channels
     finally:
         await context_vectors.close()

@@ -104,7 +104,7 @@ async def dataset(
     assert (await saver.save(namespace, saved, restored=restored))["saved"] == SIZE + 1
     await context_index.refresh_all()
     assert await context_index.backlog(namespace) == 0
-    walked = await Channels(settings, Stores(graph, edge_store, embedder)).walk(
+    walked = await Channels(settings.search, Stores(graph, edge_store, embedder)).walk(
         namespace, {saved[0]["id"]: 1.0}, max_hops=1
     )
     briefs = {memory_id: reached.brief for memory_id, reached in walked.items()}

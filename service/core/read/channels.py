@@ -8,7 +8,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from service.config import FusionSettings, Settings
+from service.config import FusionSettings, SearchSettings
 from service.core.read.fusion import keyword_score
 from service.core.read.query_cache import QueryVectorCache
 from service.core.read.redundancy import distinct_order
@@ -63,10 +63,10 @@ class Channels:
 
     def __init__(
         self,
-        settings: Settings,
+        search: SearchSettings,
         stores: Stores,
     ) -> None:
-        self.settings = settings
+        self.search = search
         self.stores = stores
         self._query_vectors = QueryVectorCache(stores.embedder, QUERY_CACHE_SIZE)
 
@@ -92,7 +92,7 @@ class Channels:
             return Bm25Page(0, [], False)
         fetch = lucene_fetch(skip + limit)
         if count:
-            fetch = max(fetch, self.settings.search.count_limit)
+            fetch = max(fetch, self.search.count_limit)
         while True:
             rows = await self.stores.graph.read(
                 index_query,
@@ -122,7 +122,7 @@ class Channels:
         """BM25 mapped into [0, 1) by s / (s + k) (over the memories' own text, or over their
         graph-contextual text with `search_context_fulltext`)."""
         page = await self.bm25(namespace, lucene, flt, 0, fetch, False, index_query)
-        k = self.settings.search.bm25_saturation
+        k = self.search.bm25_saturation
         return ties_newest_first([(i, keyword_score(s, k), ms) for i, s, ms in page.hits])
 
     async def vector(
@@ -161,7 +161,7 @@ class Channels:
         with_vectors: bool = False,
     ) -> list[VectorHit]:
         vector = await self._query_vectors.get(query)
-        threshold = self.settings.search.min_vector_score
+        threshold = self.search.min_vector_score
         return await store.search(
             vector, VectorFilter(namespace, flt), limit, threshold, with_vectors
         )
@@ -201,7 +201,7 @@ class Channels:
         )
         row = rows[0]
         found: dict[str, list[Hit]] = {}
-        k = self.settings.search.bm25_saturation
+        k = self.search.bm25_saturation
         for name, index_query in LEXICAL_INDEXES.items():
             if name not in wanted:
                 continue
@@ -228,7 +228,7 @@ class Channels:
         ones one more each."""
         if not seeds:
             return {}
-        budget = self.settings.search.graph_max_nodes
+        budget = self.search.graph_max_nodes
         rows = await self.stores.graph.read(
             "graph_walk",
             seeds=list(seeds),

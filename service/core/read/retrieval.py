@@ -33,7 +33,7 @@ class Retrieval:
     def __init__(self, settings: Settings, stores: Stores) -> None:
         self.settings = settings
         self.reader = MemoryReader(stores.graph)
-        self.channels = Channels(settings, stores)
+        self.channels = Channels(settings.search, stores)
         self.context = ContextRetriever(settings, self.channels, self.reader)
 
     # -- memory_search --------------------------------------------------------------------

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from service.config import Settings
+from service.config import MemorySettings
 from service.core.models import iso_ms, now_utc
 from service.core.results import (
     CleanupResult,
@@ -129,11 +129,11 @@ class Lifecycle:
 
     def __init__(
         self,
-        settings: Settings,
+        memory: MemorySettings,
         stores: Stores,
         hydrate: Hydrate,
     ) -> None:
-        self.settings = settings
+        self.memory = memory
         self.stores = stores
         self._hydrate = hydrate
 
@@ -176,7 +176,7 @@ class Lifecycle:
         row = rows[0]
         memories, links = int(row["memories"]), int(row["links"])
         size = int(row["size_bytes"]) + LINK_BYTES * links
-        limit = self.settings.memory.max_size_bytes
+        limit = self.memory.max_size_bytes
         fulltext = states.get(FULLTEXT_INDEX, "MISSING")
         return {
             "success": True,
@@ -210,7 +210,7 @@ class Lifecycle:
         it or when forced; protected types and `keep` are never evicted."""
         rows = await self.stores.graph.read("namespace_stats", namespace=namespace)
         size = int(rows[0]["size_bytes"]) + LINK_BYTES * int(rows[0]["links"])
-        limit = self.settings.memory.max_size_bytes
+        limit = self.memory.max_size_bytes
         target = int(limit * LOW_WATERMARK)
         if size <= target or (size <= limit and not force):
             return {"success": True, "evictedCount": 0, "freedBytes": 0, "evictedIds": []}
@@ -257,7 +257,7 @@ class Lifecycle:
             "after_created": _EPOCH,
             "after_id": "",
         }
-        protected = list(self.settings.memory.protected_types)
+        protected = list(self.memory.protected_types)
         while freed < needed:
             rows = await self.stores.graph.read(
                 "cleanup_candidates",
