@@ -4,6 +4,7 @@ Messages for people go to stderr in one line; `status` prints JSON on stdout."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -70,10 +71,11 @@ def stop(settings: Settings, timeout_s: float = 60.0) -> int:
         return 0
     os.kill(pid, signal.SIGTERM)
     started = time.monotonic()
-    while alive(pid) and time.monotonic() - started < timeout_s:
+    while holds_folder(settings, pid) and time.monotonic() - started < timeout_s:
         time.sleep(0.1)
-    if alive(pid):
-        os.kill(pid, signal.SIGKILL)
+    if holds_folder(settings, pid):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
         print(
             f"mnemograph daemon (pid {pid}) did not stop in {timeout_s:.0f} s and was killed; "
             "the next start reconciles the stores",
@@ -83,6 +85,14 @@ def stop(settings: Settings, timeout_s: float = 60.0) -> int:
     elapsed = time.monotonic() - started
     print(f"mnemograph daemon stopped (pid {pid}) in {elapsed:.1f} s", file=sys.stderr)
     return 0
+
+
+def holds_folder(settings: Settings, pid: int) -> bool:
+    """Whether the daemon `pid` still runs or still locks its data folder: a process whose
+    main thread has exited reads as a zombie while its other threads still close the stores and
+    hold the folder's lock."""
+    owner = lock.holder(settings.data_dir)
+    return alive(pid) or (owner is not None and owner.pid == pid)
 
 
 def status(settings: Settings) -> int:
