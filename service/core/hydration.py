@@ -64,8 +64,14 @@ class MemoryReader:
     async def resolve(
         self, namespace: str, ids: Sequence[str] = (), keys: Sequence[str] = ()
     ) -> dict[str, str]:
-        """Ref → memory id for the refs that exist in the namespace."""
+        """Ref → memory id for the refs that exist in the namespace; a ref that is one memory's
+        id and another's key names the one with the id (as memory_get does)."""
         rows = await self.graph.read(
             "memory_resolve_refs", ids=list(ids), keys=list(keys), namespace=namespace
         )
-        return {row["ref"]: row["id"] for row in rows}
+        resolved: dict[str, str] = {}
+        for row in rows:
+            ref, memory_id = row["ref"], row["id"]
+            if ref not in resolved or memory_id == ref.lower():
+                resolved[ref] = memory_id
+        return resolved

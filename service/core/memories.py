@@ -49,7 +49,7 @@ class MemoryService:
         self.settings = settings
         self.stores = stores
         self.reader = MemoryReader(stores.graph)
-        self.lifecycle = Lifecycle(settings.memory, stores, self.reader.hydrate)
+        self.lifecycle = Lifecycle(settings.memory, stores, self.reader)
         self.saver = MemorySaver(
             settings,
             stores,

@@ -338,6 +338,24 @@ async def test_get_counts_one_access_per_memory_and_an_id_wins_over_an_equal_key
     assert by_key["memories"][0]["access_count"] == 1
 
 
+async def test_a_ref_that_is_one_memorys_id_and_anothers_key_names_the_id_everywhere(
+    memories: MemoryService, namespace: str
+) -> None:
+    target = (await memories.save(namespace, save_input(key="target")))["memory"]
+    twin = await memories.save(namespace, save_input(key=target["id"], content="named like an id"))
+    ref = target["id"]
+    resolved = await memories.reader.resolve(namespace, ids=[ref], keys=[ref])
+    timeline = await memories.lifecycle.timeline(namespace, target["id"], window=1)
+    linked = await memories.link(namespace, target["id"], "target", weight=0.4)
+    deleted = await memories.delete(namespace, ids=[target["id"]], keys=[target["id"]])
+    left = await memories.get(namespace, keys=[target["id"]])
+    assert resolved == {ref: target["id"]}
+    assert timeline["anchor"] == target["id"]
+    assert linked["link"]["key"] == "target"
+    assert (deleted["deleted"], deleted["missing"]) == (1, [])
+    assert [m["id"] for m in left["memories"]] == [twin["memory"]["id"]]
+
+
 async def test_get_and_search_hydration_show_a_memory_the_same_way(
     memories: MemoryService, namespace: str
 ) -> None:

@@ -4,13 +4,14 @@ LRU cleanup within `memory.max_size_bytes`; also the one way memories are remove
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from pydantic import Field
 
 from service.config import MemorySettings
+from service.core.hydration import MemoryReader
 from service.core.models import iso_ms, now_utc
 from service.core.results import (
     CleanupResult,
@@ -47,8 +48,6 @@ AnchorParam = Annotated[
         examples=["decision:use-sql-js:1a2b3c4d"],
     ),
 ]
-
-Hydrate = Callable[[str, Sequence[str], bool], Awaitable[dict[str, MemoryView]]]
 
 
 async def remove_memories(
@@ -131,11 +130,11 @@ class Lifecycle:
         self,
         memory: MemorySettings,
         stores: Stores,
-        hydrate: Hydrate,
+        reader: MemoryReader,
     ) -> None:
         self.memory = memory
         self.stores = stores
-        self._hydrate = hydrate
+        self.reader = reader
 
     async def timeline(
         self, namespace: str, ref: str, window: int = 5, sort: bool = True
@@ -143,21 +142,18 @@ class Lifecycle:
         """Up to `window` memories before and after the anchor (id or key), oldest first."""
         if not 1 <= window <= 50:
             raise InvalidParameter(f"Invalid window value: {window}. Must be between 1 and 50")
-        resolved = await self.stores.graph.read(
-            "memory_resolve_refs", ids=[ref], keys=[ref], namespace=namespace
-        )
-        anchors = [row["id"] for row in resolved if row["ref"] == ref]
+        resolved = await self.reader.resolve(namespace, ids=[ref], keys=[ref])
         rows = (
             await self.stores.graph.read(
-                "memory_timeline", anchor_id=anchors[0], namespace=namespace, window=window
+                "memory_timeline", anchor_id=resolved[ref], namespace=namespace, window=window
             )
-            if anchors
+            if ref in resolved
             else []
         )
         if not rows:
             raise NotFound(f"Memory not found: {ref}")
         anchor, before, after = rows[0]["anchor"], rows[0]["before"], rows[0]["after"]
-        views = await self._hydrate(namespace, [*before, anchor, *after], sort)
+        views = await self.reader.hydrate(namespace, [*before, anchor, *after], sort)
         if anchor not in views:
             raise NotFound(f"Memory not found: {ref}")
         return {
