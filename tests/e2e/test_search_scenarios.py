@@ -267,6 +267,45 @@ async def test_retrieve_context_graph_results_have_hop_scores(api: Api, namespac
     assert hops == {"auth-bug": (1, 0.667), "auth-design": (1, 0.667)}
 
 
+async def test_graph_mode_returns_what_the_exact_key_links_to_even_when_it_was_a_seed(
+    api: Api, namespace: str
+) -> None:
+    # "workspace-002" shares the query's words, so it seeds too; the exact key seeds first.
+    await seed(api, namespace)
+    await api.call(
+        "memory_save",
+        namespace=namespace,
+        key="workspace-002",
+        content="Workspace 002 keeps the staging data.",
+        links=[{"key": "workspace-001", "weight": 0.8}],
+    )
+    result = await api.call(
+        "retrieve_context",
+        namespace=namespace,
+        query="workspace-001",
+        search_mode="graph",
+        sort_by="relevance",
+    )
+    found = [
+        (r["key"], r["hop_distance"], r["path"], round(r["score"], 3)) for r in result["results"]
+    ]
+    assert found == [("workspace-002", 1, ["workspace-001", "workspace-002"], 0.667)]
+
+
+async def test_hybrid_shows_why_a_seed_linked_to_the_top_hit_is_listed(
+    api: Api, namespace: str
+) -> None:
+    # auth-bug (the exact key) links with weight 0.9 to auth-design, itself a hit of the query.
+    await seed(api, namespace)
+    result = await api.call(
+        "retrieve_context", namespace=namespace, query="auth-bug", sort_by="relevance", max_hops=1
+    )
+    design = next(r for r in result["results"] if r["key"] == "auth-design")
+    assert keys(result)[0] == "auth-bug"
+    assert (design["hop_distance"], design["path"]) == (1, ["auth-bug", "auth-design"])
+    assert design["scores"]["graph"] == pytest.approx(1 / 1.5)
+
+
 @pytest.mark.parametrize("value", ["invalid", "date", "RELEVANCE"])
 async def test_invalid_sort_by_returns_the_exact_error_and_empty_results(
     api: Api, namespace: str, value: str

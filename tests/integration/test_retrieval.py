@@ -296,6 +296,57 @@ async def test_graph_mode_keeps_the_raw_scores_of_the_channels_that_seeded_it(
     assert 0 < result["results"][0]["scores"]["keyword"] < 1
 
 
+async def test_a_seed_linked_from_a_stronger_seed_shows_that_graph_evidence_in_hybrid(
+    memories: MemoryService, retrieval: Retrieval, namespace: str
+) -> None:
+    # The reply ranks first; the question it answers is a weaker hit, so both are seeds, and
+    # the question is one link (weight 0.9) from the reply.
+    word = own_word("kestrel", namespace)
+    reply = (
+        f"The {word} nests on the north tower; {word} chicks hatched in May, said the {word} warden"
+    )
+    await memories.save(
+        namespace, SaveInput(key="question", content=f"Where does the {word} live?")
+    )
+    await memories.save(
+        namespace,
+        SaveInput(key="reply", content=reply, links=[LinkSpec(key="question", weight=0.9)]),
+    )
+    result = await retrieval.retrieve(
+        namespace, RetrieveInput(query=f"{word} nest tower", sort_by="relevance", max_hops=1)
+    )
+    found = {
+        r["key"]: (r["hop_distance"], r["path"], r["scores"].get("graph"))
+        for r in result["results"]
+    }
+    assert keys(result["results"]) == ["reply", "question"]
+    assert found["reply"] == (None, None, None)
+    assert found["question"] == (1, ["reply", "question"], pytest.approx(1 / 1.5))
+
+
+async def test_graph_mode_seeds_the_exact_key_first_and_returns_a_linked_seed(
+    memories: MemoryService, retrieval: Retrieval, namespace: str
+) -> None:
+    # The query is plan's key; budget shares the key's words, so it is a weaker seed that the
+    # plan reaches in one link: it is returned with that path; the plan itself is not.
+    word = own_word("orchard", namespace)
+    await memories.save(namespace, SaveInput(key=f"{word}-budget", content="Spend on ladders"))
+    await memories.save(
+        namespace,
+        SaveInput(
+            key=f"{word}-plan",
+            content="Plant pears in spring",
+            links=[LinkSpec(key=f"{word}-budget", weight=0.7)],
+        ),
+    )
+    result = await retrieval.retrieve(
+        namespace, RetrieveInput(query=f"{word}-plan", search_mode="graph", sort_by="relevance")
+    )
+    assert [(r["key"], r["hop_distance"], r["path"], r["score"]) for r in result["results"]] == [
+        (f"{word}-budget", 1, [f"{word}-plan", f"{word}-budget"], pytest.approx(1 / 1.5))
+    ]
+
+
 async def test_max_hops_bounds_the_traversal(
     memories: MemoryService, retrieval: Retrieval, namespace: str
 ) -> None:

@@ -12,6 +12,7 @@ from service.config import FusionSettings, SearchSettings
 from service.core.read.fusion import keyword_score
 from service.core.read.query_cache import QueryVectorCache
 from service.core.read.redundancy import distinct_order
+from service.core.read.walk import Reached, Walk
 from service.core.stores import Stores
 from service.filters import MemoryFilters
 from service.stores.graph_store import Row
@@ -45,17 +46,6 @@ class WalkPruning:
 
     keep: Collection[str]
     min_value: float
-
-
-@dataclass
-class Reached:
-    """A memory the graph walk reached: shortest hop count, its path of keys from the seed,
-    the best seed relevance × link weights over paths of that length, and filter fields."""
-
-    hops: int
-    path: list[str]
-    path_value: float
-    brief: dict[str, Any]
 
 
 class Channels:
@@ -222,10 +212,10 @@ class Channels:
         max_hops: int,
         prune: WalkPruning | None = None,
     ) -> dict[str, Reached]:
-        """Breadth-first over LINK (both directions) from the seeds (id → relevance), bounded by
-        `search.graph_max_nodes`: every memory at 1..max_hops with its shortest path, less the
-        second-step memories `prune` leaves out. The first two steps are one round trip; deeper
-        ones one more each."""
+        """Breadth-first over LINK (both directions) from the seeds (id → relevance, strongest
+        first), bounded by `search.graph_max_nodes`: every memory at 1..max_hops with its
+        shortest path, and every seed a stronger seed reaches, less the second-step memories
+        `prune` leaves out. The first two steps are one round trip; deeper ones one more each."""
         if not seeds:
             return {}
         budget = self.search.graph_max_nodes
@@ -237,65 +227,26 @@ class Channels:
             two_hops=max_hops >= 2,
             limit=budget + len(seeds) * 8,
             limit_two=2 * budget,
-            keep=list(prune.keep) if prune else [],
+            keep=list({*prune.keep, *seeds}) if prune else [],
             min_value=prune.min_value if prune else None,
         )
         row = rows[0]
-        reached = {i: Reached(0, [key], seeds[i], {}) for i, key in row["seeds"]}
-        frontier = _step(reached, row["first"], 1, budget)
+        walk = Walk(seeds, dict(row["seeds"]), budget)
+        frontier = walk.step(row["first"], 1)
         if max_hops >= 2:
             wanted = set(frontier)
-            second = [step for step in row["second"] if step[0] in wanted]
-            frontier = _step(reached, second, 2, budget)
+            frontier = walk.step([step for step in row["second"] if step[0] in wanted], 2)
         for hop in range(3, max_hops + 1):
-            if not frontier or len(reached) >= budget:
+            if not frontier or len(walk.reached) >= budget:
                 break
             rows = await self.stores.graph.read(
                 "graph_neighbors",
                 frontier=frontier,
                 namespace=namespace,
-                limit=budget - len(reached) + len(frontier) * 8,
+                limit=budget - len(walk.reached) + len(frontier) * 8,
             )
-            frontier = _step(reached, rows[0]["neighbours"], hop, budget)
-        return {i: r for i, r in reached.items() if r.hops >= 1}
-
-
-def _step(
-    reached: dict[str, Reached], neighbours: Sequence[Sequence[Any]], hop: int, budget: int
-) -> list[str]:
-    """Add the neighbours first reached at `hop`; keep the best path value among equally short
-    paths. Returns the next frontier."""
-    frontier: list[str] = []
-    for (
-        from_id,
-        memory_id,
-        key,
-        memory_type,
-        tags,
-        score,
-        created_ms,
-        weight,
-        superseded,
-    ) in neighbours:
-        parent = reached[from_id]
-        value = parent.path_value * float(weight if weight is not None else 0.5)
-        known = reached.get(memory_id)
-        if known is not None:
-            if known.hops == hop and value > known.path_value:
-                known.path_value, known.path = value, [*parent.path, key]
-            continue
-        if len(reached) >= budget:
-            continue
-        brief = {
-            "type": memory_type,
-            "tags": tags,
-            "score": score,
-            "created_ms": created_ms,
-            "superseded": superseded,
-        }
-        reached[memory_id] = Reached(hop, [*parent.path, key], value, brief)
-        frontier.append(memory_id)
-    return frontier
+            frontier = walk.step(rows[0]["neighbours"], hop)
+        return walk.results()
 
 
 def lucene_fetch(wanted: int) -> int:

@@ -13,7 +13,7 @@ from typing import TypeVar
 from service.config import Settings
 from service.core.hydration import MemoryReader
 from service.core.models import embedding_text
-from service.core.read.channels import Channels, Hit, Reached, WalkPruning
+from service.core.read.channels import Channels, Hit, WalkPruning
 from service.core.read.fulltext import free_text_query, searched_word_count
 from service.core.read.fusion import (
     Candidate,
@@ -26,6 +26,7 @@ from service.core.read.fusion import (
     order_by,
     single_channel,
 )
+from service.core.read.walk import Reached
 from service.core.results import ContextItem, ContextResult, MemoryView
 from service.core.search_inputs import RetrieveInput, parse_sort_by
 from service.core.sorting import parse_sort_links
@@ -317,13 +318,17 @@ class ContextRetriever:
     async def _seeds(
         self, namespace: str, anchors: Sequence[str] | None, candidates: Mapping[str, Candidate]
     ) -> dict[str, float]:
-        """The best fused hits (their relevance) and the anchors (relevance 1.0)."""
-        best = sorted(candidates.values(), key=lambda c: (-c.score, c.id))
+        """The seeds, strongest first, with their relevance: the anchors (1.0), then the
+        `fusion.graph_seeds` best hits, exact key matches before the others."""
+        best = sorted(
+            candidates.values(), key=lambda c: (c.scores.get("kv") != 1.0, -c.score, c.id)
+        )
         seeds = {c.id: c.score for c in best[: self.settings.search.fusion.graph_seeds]}
-        if anchors:
-            resolved = await self.reader.resolve(namespace, ids=anchors, keys=anchors)
-            seeds.update(dict.fromkeys(resolved.values(), 1.0))
-        return seeds
+        if not anchors:
+            return seeds
+        resolved = await self.reader.resolve(namespace, ids=anchors, keys=anchors)
+        first = dict.fromkeys(resolved.values(), 1.0)
+        return {**first, **{i: s for i, s in seeds.items() if i not in first}}
 
 
 async def rerank(

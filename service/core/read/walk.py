@@ -1,0 +1,94 @@
+"""The bookkeeping of the graph walk: breadth-first from seeds ordered strongest first, each
+memory with its shortest path from the nearest seed, and each seed that a stronger seed reaches
+with that path as its own graph evidence (docs/contract.md §5)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+DEFAULT_WEIGHT = 0.5  # a link stored without a weight
+
+
+@dataclass
+class Reached:
+    """A memory the graph walk reached: shortest hop count, its path of keys from the seed
+    (`origin`), the best seed relevance × link weights over paths of that length, and filter
+    fields."""
+
+    hops: int
+    path: list[str]
+    path_value: float
+    brief: dict[str, Any]
+    origin: str
+
+
+class Walk:
+    """What a breadth-first walk reached so far. `seeds` maps each seed's id to its relevance,
+    strongest first: a seed is stronger than every seed after it."""
+
+    def __init__(self, seeds: Mapping[str, float], keys: Mapping[str, str], budget: int) -> None:
+        self.rank = {seed_id: index for index, seed_id in enumerate(seeds)}
+        self.reached = {
+            seed_id: Reached(0, [keys[seed_id]], seeds[seed_id], {}, seed_id)
+            for seed_id in seeds
+            if seed_id in keys
+        }
+        self.evidence: dict[str, Reached] = {}
+        self.budget = budget
+
+    def step(self, neighbours: Sequence[Sequence[Any]], hop: int) -> list[str]:
+        """Add the neighbours first reached at `hop` (keeping the best path value among equally
+        short paths) and the evidence of seeds reached from stronger ones; returns the next
+        frontier. Each neighbour is [from id, id, key, type, tags, score, created ms, weight,
+        superseded]."""
+        frontier: list[str] = []
+        for from_id, memory_id, key, *fields in neighbours:
+            parent = self.reached[from_id]
+            weight = fields[4]
+            value = parent.path_value * float(weight if weight is not None else DEFAULT_WEIGHT)
+            known = self.reached.get(memory_id)
+            if known is None:
+                if len(self.reached) < self.budget:
+                    path = [*parent.path, key]
+                    self.reached[memory_id] = Reached(
+                        hop, path, value, _brief(fields), parent.origin
+                    )
+                    frontier.append(memory_id)
+            elif known.hops == hop and value > known.path_value:
+                known.path_value, known.path = value, [*parent.path, key]
+                known.origin = parent.origin
+            elif known.hops == 0 and self._stronger(parent.origin, memory_id):
+                path = [*parent.path, key]
+                self._add_evidence(
+                    memory_id, Reached(hop, path, value, _brief(fields), parent.origin)
+                )
+        return frontier
+
+    def results(self) -> dict[str, Reached]:
+        """Every memory reached at hop >= 1, and every seed a stronger seed reached (by that
+        path)."""
+        found = {i: r for i, r in self.reached.items() if r.hops >= 1}
+        return {**found, **self.evidence}
+
+    def _stronger(self, seed_id: str, than: str) -> bool:
+        return self.rank[seed_id] < self.rank[than]
+
+    def _add_evidence(self, seed_id: str, found: Reached) -> None:
+        """The shortest path from a stronger seed, the best valued among equally short ones."""
+        known = self.evidence.get(seed_id)
+        if known is None or (found.hops, -found.path_value) < (known.hops, -known.path_value):
+            self.evidence[seed_id] = found
+
+
+def _brief(fields: Sequence[Any]) -> dict[str, Any]:
+    """The filter fields of a walk row after its ids and key."""
+    memory_type, tags, score, created_ms, _, superseded = fields
+    return {
+        "type": memory_type,
+        "tags": tags,
+        "score": score,
+        "created_ms": created_ms,
+        "superseded": superseded,
+    }
