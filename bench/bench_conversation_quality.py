@@ -25,13 +25,14 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 
-from bench.common import RESULTS, local_neo4j, summary, wait_context
+from bench.common import RESULTS, context_backlog, local_neo4j, summary, wait_context
 from bench.conversation_facts import QTYPES
 from bench.conversations import SEED, Dataset, Question, Turn, generate, iter_split
 from service.config import Neo4jSettings, Settings, load_settings
 
 MODES: tuple[str, ...] = ("vector", "keyword", "kv", "graph", "hybrid")
 RRF_ROW = "rrf(bm25,vector)"
+FRESH_ROW = "hybrid fresh"  # asked right after the last save, before the backlog drained
 RRF_K = 60
 KS = (5, 10, 20)
 LIMIT = 20
@@ -114,6 +115,19 @@ async def rank_all(
     return ranks, latency
 
 
+async def rank_fresh(
+    client: httpx.AsyncClient, questions: Sequence[Question]
+) -> tuple[dict[str, list[str]], list[float]]:
+    """Hybrid only, asked at once after the ingestion (what an agent asking right after its
+    last save sees); its latencies."""
+    ranks: dict[str, list[str]] = {}
+    latency: list[float] = []
+    for question in questions:
+        ranks[question.qid], elapsed = await retrieve(client, question.text, "hybrid", LIMIT)
+        latency.append(elapsed)
+    return ranks, latency
+
+
 def mean(rows: Sequence[dict[str, float]]) -> dict[str, float]:
     names = [*(f"recall@{k}" for k in KS), "hit@10", "mrr"]
     return {name: round(sum(row[name] for row in rows) / max(1, len(rows)), 3) for name in names}
@@ -125,7 +139,7 @@ def aggregate(questions: Sequence[Question], ranks: dict[str, Ranks]) -> dict[st
         "questions": len(questions),
         "by_type_count": {t: sum(q.qtype == t for q in questions) for t in QTYPES},
     }
-    for row in (*MODES, RRF_ROW):
+    for row in (*MODES, FRESH_ROW, RRF_ROW):
         scored = [(q.qtype, metrics(ranks[q.qid][row], q.keys)) for q in questions]
         report[row] = {
             "overall": mean([s for _, s in scored]),
@@ -160,14 +174,22 @@ async def measure(
     ):
         seconds = await ingest(client, dataset.turns)
         store = app.state.runtime_ref.get().vectors.store_id
+        fresh: dict[str, Any] = {"backlog_before": await context_backlog(settings.neo4j.uri, store)}
+        fresh_ranks, fresh_latency = await rank_fresh(client, questions) if ask else ({}, [])
+        fresh["backlog_after"] = await context_backlog(settings.neo4j.uri, store)
         drained = await wait_context(settings.neo4j.uri, timeout_s=3600, vector_store=store)
         ranks, latency = await rank_all(client, questions) if ask else ({}, {})
+        for qid, ranked in fresh_ranks.items():
+            ranks[qid][FRESH_ROW] = ranked
+        if ask:
+            latency[FRESH_ROW] = fresh_latency
     ingested = {
         "turns": len(dataset.turns),
         "seconds": round(seconds, 1),
         "turns_per_s": round(len(dataset.turns) / seconds, 1),
         "context_drain_s": round(drained, 1),
         "context_hops": settings.search.context_hops,
+        "fresh": fresh,
     }
     if not ask:
         return {"ingest": ingested}
@@ -210,7 +232,7 @@ def table(name: str, report: dict[str, Any], latency: dict[str, Any]) -> str:
     lines.append(
         f"{'mode':<18}{'R@5':>7}{'R@10':>7}{'R@20':>7}{'hit@10':>8}{'MRR':>7}{'p50 ms':>9}"
     )
-    for row in (*MODES, RRF_ROW):
+    for row in (*MODES, FRESH_ROW, RRF_ROW):
         m = report[row]["overall"]
         p50 = f"{latency[row]['p50_ms']:.1f}" if row in latency else "-"
         lines.append(
@@ -218,7 +240,7 @@ def table(name: str, report: dict[str, Any], latency: dict[str, Any]) -> str:
             f"{m['hit@10']:>8.3f}{m['mrr']:>7.3f}{p50:>9}"
         )
     lines.append(f"{'R@10 / MRR':<18}" + "".join(f"{t:>15}" for t in QTYPES))
-    for row in (*MODES, RRF_ROW):
+    for row in (*MODES, FRESH_ROW, RRF_ROW):
         cells = report[row]["by_type"]
         parts = [f"{cells[t]['recall@10']:.2f} / {cells[t]['mrr']:.2f}" for t in QTYPES]
         lines.append(f"{row:<18}" + "".join(f"{part:>15}" for part in parts))

@@ -88,6 +88,17 @@ async def wait_context(neo4j_uri: str, timeout_s: float, vector_store: str | Non
     return time.perf_counter() - started
 
 
+async def context_backlog(neo4j_uri: str, vector_store: str | None = None) -> dict[str, Any]:
+    """The context backlog now: pending, approximate, and the oldest wait in ms."""
+    settings = load_settings()
+    graph = GraphStore(settings.neo4j, neo4j_uri, CypherLibrary())
+    try:
+        row = (await graph.read("context_backlog", namespace=None, vector_store=vector_store))[0]
+    finally:
+        await graph.close()
+    return {name: row[name] for name in ("pending", "approximate", "oldest_wait_ms")}
+
+
 @contextmanager
 def local_neo4j() -> Generator[tuple[Neo4jSettings, Path]]:
     """A real Neo4j on free ports in a temporary folder, stopped afterwards."""

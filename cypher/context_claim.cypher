@@ -1,4 +1,5 @@
-// Claim memories whose context representation is stale, for the vector storage $vector_store
+// Claim memories whose context representation is in $state ('pending': stale; 'approximate':
+// its text is current but its vector is the mean of stored ones), for the vector storage $vector_store
 // (the one they were saved to, or any for memories saved before storage was recorded), unless
 // another process holds a live claim on them. A claim is a ContextClaim node per memory (its
 // id unique, in the memory's namespace), leased for $lease_ms: claimers serialize on that
@@ -11,7 +12,7 @@
 // away]). Saves, links and deletes mark what this reads (the
 // marking statements reach the memories two links away through memories of at most 5 links).
 MATCH (m:Memory)
-WHERE m.context_state = 'pending' AND coalesce(m.vector_store, $vector_store) = $vector_store
+WHERE m.context_state = $state AND coalesce(m.vector_store, $vector_store) = $vector_store
   AND NOT EXISTS { MATCH (held:ContextClaim {id: m.id}) WHERE held.until >= timestamp() }
 WITH m
 LIMIT $limit

@@ -1,5 +1,6 @@
 // Release the claims of one lease ($lease) and store the refreshed context texts of the
-// memories not marked again since the claim read them (their context_seq unchanged); a memory
+// memories not marked again since the claim read them (their context_seq unchanged), in $state
+// ('approximate' or 'ok'; once 'ok' they no longer wait, so context_since goes); a memory
 // marked again meanwhile keeps its state and its text, so a slow refresh never undoes a newer
 // one.
 // @include lock_namespaces_of_items
@@ -12,5 +13,6 @@ CALL (item) {
 WITH item
 MATCH (m:Memory {id: item.id})
 WHERE m.context_seq = item.seq
-SET m.context_text = item.text, m.context_state = 'ok'
+SET m.context_text = item.text, m.context_state = $state,
+    m.context_since = CASE WHEN $state = 'ok' THEN null ELSE m.context_since END
 RETURN count(m) AS synced

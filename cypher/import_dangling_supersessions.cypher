@@ -8,5 +8,6 @@ WHERE old.namespace = $namespace AND old.superseded_by IS NOT NULL
 WITH old, old.superseded_by AS named, old.vector_state = 'ok' AS was_synced
 REMOVE old.superseded_by, old.superseded_at
 SET old.vector_state = 'pending', old.context_state = 'pending',
-    old.context_seq = coalesce(old.context_seq, 0) + 1
+    old.context_seq = coalesce(old.context_seq, 0) + 1,
+    old.context_since = coalesce(old.context_since, timestamp())
 RETURN old.id AS id, old.content_hash AS content_hash, was_synced, named

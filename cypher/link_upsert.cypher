@@ -19,7 +19,9 @@ CALL (source, found) {
   ON CREATE SET r.created_at = $now, r.seq = link.seq, r._created = true
   SET r.weight = link.weight, r.term = link.term,
       source.context_state = 'pending', source.context_seq = coalesce(source.context_seq, 0) + 1,
-      target.context_state = 'pending', target.context_seq = coalesce(target.context_seq, 0) + 1
+      source.context_since = coalesce(source.context_since, timestamp()),
+      target.context_state = 'pending', target.context_seq = coalesce(target.context_seq, 0) + 1,
+      target.context_since = coalesce(target.context_since, timestamp())
   // Counted by the MERGE that created it: concurrent saves of one link count it once.
   WITH source, target, r, link, r._created IS NOT NULL AS created
   REMOVE r._created

@@ -31,7 +31,8 @@ FOREACH (flip IN CASE WHEN row.restore IS NOT NULL
                        AND (m.superseded_by IS NULL) <> (row.restore.superseded_by IS NULL)
                   THEN [true] ELSE [] END |
   SET m.vector_state = 'pending', m.context_state = 'pending',
-      m.context_seq = coalesce(m.context_seq, 0) + 1)
+      m.context_seq = coalesce(m.context_seq, 0) + 1,
+      m.context_since = coalesce(m.context_since, timestamp()))
 FOREACH (r IN CASE WHEN row.restore IS NULL THEN [] ELSE [row.restore] END |
   SET m.created_at = r.created_at, m.updated_at = r.updated_at, m.accessed_at = r.accessed_at,
       m.access_count = r.access_count, m.superseded_by = r.superseded_by,
@@ -39,7 +40,8 @@ FOREACH (r IN CASE WHEN row.restore IS NULL THEN [] ELSE [row.restore] END |
 WITH m, row, changed, created, old_size
 CALL (m, changed) {
   WITH m WHERE changed
-  SET m.context_state = 'pending', m.context_seq = coalesce(m.context_seq, 0) + 1
+  SET m.context_state = 'pending', m.context_seq = coalesce(m.context_seq, 0) + 1,
+      m.context_since = coalesce(m.context_since, timestamp())
   WITH m
   // @include mark_text_readers
 }

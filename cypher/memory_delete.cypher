@@ -38,7 +38,8 @@ CALL (m) {
   FOREACH (x IN CASE WHEN old IS NULL THEN [] ELSE [old] END |
     REMOVE x.superseded_by, x.superseded_at
     SET x.vector_state = 'pending', x.context_state = 'pending',
-        x.context_seq = coalesce(x.context_seq, 0) + 1)
+        x.context_seq = coalesce(x.context_seq, 0) + 1,
+        x.context_since = coalesce(x.context_since, timestamp()))
   RETURN collect(CASE WHEN old IS NULL THEN null
     ELSE {id: old.id, content_hash: old.content_hash, was_synced: was_synced} END) AS restored
 }

@@ -20,6 +20,7 @@ ON CREATE SET s.created_at = $now
 SET old.superseded_by = new.id, old.superseded_at = at
 FOREACH (x IN CASE WHEN flagged THEN [old] ELSE [] END |
   SET x.vector_state = 'pending', x.context_state = 'pending',
-      x.context_seq = coalesce(x.context_seq, 0) + 1)
+      x.context_seq = coalesce(x.context_seq, 0) + 1,
+      x.context_since = coalesce(x.context_since, timestamp()))
 WITH old, flagged, was_synced WHERE flagged
 RETURN old.id AS id, old.content_hash AS content_hash, was_synced

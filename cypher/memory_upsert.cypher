@@ -37,7 +37,8 @@ CALL (m, created, old_size) {
 WITH m, changed, db_size_bytes
 CALL (m, changed) {
   WITH m WHERE changed
-  SET m.context_state = 'pending', m.context_seq = coalesce(m.context_seq, 0) + 1
+  SET m.context_state = 'pending', m.context_seq = coalesce(m.context_seq, 0) + 1,
+      m.context_since = coalesce(m.context_since, timestamp())
   WITH m
   // @include mark_text_readers
 }

@@ -5,5 +5,6 @@ CALL (source, target) {
   MATCH (side)-[:LINK]-(n:Memory)
   WHERE COUNT { (side)-[:LINK]-() } <= 5
   WITH DISTINCT n
-  SET n.context_state = 'pending', n.context_seq = coalesce(n.context_seq, 0) + 1
+  SET n.context_state = 'pending', n.context_seq = coalesce(n.context_seq, 0) + 1,
+      n.context_since = coalesce(n.context_since, timestamp())
 }

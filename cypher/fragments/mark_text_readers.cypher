@@ -6,4 +6,5 @@ WHERE COUNT { (n)-[:LINK]-() } <= 5
 WITH collect(DISTINCT n) + collect(DISTINCT far) AS reached
 UNWIND reached AS x
 WITH DISTINCT x
-SET x.context_state = 'pending', x.context_seq = coalesce(x.context_seq, 0) + 1
+SET x.context_state = 'pending', x.context_seq = coalesce(x.context_seq, 0) + 1,
+    x.context_since = coalesce(x.context_since, timestamp())

@@ -1,5 +1,5 @@
 """Prometheus metrics of the service: requests and latencies per route and per tool, failures
-by error type, and backend readiness."""
+by error type, backend readiness and the context backlog."""
 
 from __future__ import annotations
 
@@ -34,6 +34,24 @@ ERRORS = Counter(
 BACKEND_READY = Gauge(
     "mnemograph_backend_ready", "1 when the backend answered /readyz", ["backend"]
 )
+
+
+CONTEXT_BACKLOG = Gauge(
+    "mnemograph_context_backlog",
+    "Memories waiting for their graph-contextual refresh, by pass: pending (no current text), "
+    "approximate (text current, vector a mean of stored ones)",
+    ["state"],
+)
+CONTEXT_OLDEST_WAIT = Gauge(
+    "mnemograph_context_oldest_wait_seconds",
+    "How long the oldest memory of the context backlog has waited",
+)
+
+
+def observe_context_backlog(pending: int, approximate: int, oldest_wait_s: float) -> None:
+    CONTEXT_BACKLOG.labels("pending").set(pending)
+    CONTEXT_BACKLOG.labels("approximate").set(approximate)
+    CONTEXT_OLDEST_WAIT.set(oldest_wait_s)
 
 
 def observe_readiness(checks: Mapping[str, Mapping[str, str]]) -> None:

@@ -40,6 +40,7 @@ CYPHER_ROOT = Path(__file__).resolve().parents[2] / "cypher"
 T = TypeVar("T")
 RACE_ATTEMPTS = 4
 ENTITY_NOT_FOUND = "Neo.ClientError.Statement.EntityNotFound"
+CONTEXT_MARK = "context_since = coalesce("  # set by every statement that marks contexts pending
 Row = dict[str, Any]
 
 
@@ -57,6 +58,9 @@ class CypherLibrary:
             path.stem: _literal(with_fragments(path.read_text(), fragments))
             for path in root.glob("*.cypher")
         }
+        self.marking_context = frozenset(
+            name for name, text in self._queries.items() if CONTEXT_MARK in _strip_comments(text)
+        )
 
     def text(self, name: str) -> LiteralString:
         try:
@@ -106,15 +110,18 @@ def _strip_comments(text: str) -> str:
     return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
 
 
-@dataclass(frozen=True)
+@dataclass
 class Tx:
-    """A managed transaction that runs named statements."""
+    """A managed transaction that runs named statements (`marked`: one of them marks contexts
+    pending)."""
 
     _tx: AsyncManagedTransaction
     _library: CypherLibrary
+    marked: bool = False
 
     async def run(self, query: str, /, **params: Any) -> list[Row]:
         result = await self._tx.run(self._library.text(query), params)
+        self.marked = self.marked or query in self._library.marking_context
         return [_row(record) async for record in result]
 
 
@@ -125,6 +132,7 @@ class GraphStore:
         self._settings = settings
         self._uri = uri
         self._library = library
+        self._marked_listeners: list[Callable[[], object]] = []
         password = settings.password.get_secret_value()
         # The driver's factories and records are partially typed: typed here, at the boundary.
         graph_database: Any = AsyncGraphDatabase
@@ -157,7 +165,18 @@ class GraphStore:
     async def write(self, query: str, /, **params: Any) -> list[Row]:
         """One write statement in an auto-commit transaction (one round trip, as `read`), on
         the leader of a cluster; several statements that must commit together: `transaction`."""
-        return await self._auto_commit(query, params, WRITE_ACCESS)
+        rows = await self._auto_commit(query, params, WRITE_ACCESS)
+        if query in self._library.marking_context:
+            self._context_marked()
+        return rows
+
+    def on_context_marked(self, listener: Callable[[], object]) -> None:
+        """Call `listener` after each committed write that marked contexts pending."""
+        self._marked_listeners.append(listener)
+
+    def _context_marked(self) -> None:
+        for listener in self._marked_listeners:
+            listener()
 
     async def _auto_commit(self, name: str, params: Mapping[str, Any], mode: str) -> list[Row]:
         started = time.perf_counter()
@@ -204,9 +223,15 @@ class GraphStore:
         runs again and reads what that writer committed (a save becomes an update, a link to a
         deleted memory is not found); a constraint violation that persists is a `Conflict`."""
 
+        marked = False
+
         @unit_of_work(timeout=self._library.timeout_s)
         async def unit(tx: AsyncManagedTransaction) -> T:
-            return await work(Tx(tx, self._library))
+            nonlocal marked
+            named = Tx(tx, self._library)
+            done = await work(named)
+            marked = named.marked
+            return done
 
         try:
             async for attempt in AsyncRetrying(
@@ -216,7 +241,10 @@ class GraphStore:
             ):
                 with attempt:
                     async with self._session() as session:
-                        return await session.execute_write(unit)
+                        done = await session.execute_write(unit)
+                    if marked:
+                        self._context_marked()
+                    return done
         except MnemographError:
             raise
         except Exception as exc:

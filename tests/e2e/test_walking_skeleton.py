@@ -25,6 +25,7 @@ async def test_readyz_reports_neo4j_qdrant_and_embedder_ok(http_api: HttpApi) ->
     }
     assert body["checks"]["qdrant"]["engine"] == "qdrant-edge"
     assert body["checks"]["embedder"]["model"] == "all-MiniLM-L6-v2"
+    assert set(body["contextBacklog"]) == {"pending", "approximate", "oldestWaitS"}
 
 
 async def test_healthz_and_metrics_answer(http_api: HttpApi) -> None:
@@ -35,6 +36,8 @@ async def test_healthz_and_metrics_answer(http_api: HttpApi) -> None:
     metrics = (await http_api.client.get("/metrics")).text
     assert 'mnemograph_backend_ready{backend="neo4j"} 1.0' in metrics
     assert "mnemograph_http_requests_total" in metrics
+    assert 'mnemograph_context_backlog{state="approximate"}' in metrics
+    assert "mnemograph_context_oldest_wait_seconds" in metrics
 
 
 async def test_memory_saved_over_http_is_returned_by_mcp(

@@ -12,20 +12,22 @@ from typing import Any
 from service.config import Settings
 from service.core.memories import MemoryService
 from service.core.models import LinkSpec, SaveInput
-from service.core.upkeep.context_index import ContextIndex
+from service.core.upkeep.context_index import PENDING, ContextIndex
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore, VectorStore
 
 
 class RecordingIndex(ContextIndex):
-    """A real indexer that also keeps the ids of every memory it claimed."""
+    """A real indexer that also keeps the ids of every memory it claimed, in each pass (the
+    first, `claimed`, and the embedding one, `embedded`)."""
 
     claimed: list[str]
+    embedded: list[str]
 
-    async def claim(self, lease: str, limit: int) -> list[dict[str, Any]]:
-        rows = await super().claim(lease, limit)
-        self.claimed.extend(row["id"] for row in rows)
+    async def claim(self, lease: str, limit: int, state: str = PENDING) -> list[dict[str, Any]]:
+        rows = await super().claim(lease, limit, state)
+        (self.claimed if state == PENDING else self.embedded).extend(row["id"] for row in rows)
         return rows
 
 
@@ -47,7 +49,7 @@ def indexer(
         owner=owner,
         lease_s=lease_s,
     )
-    index.claimed = []
+    index.claimed, index.embedded = [], []
     return index
 
 
@@ -80,7 +82,7 @@ async def test_a_process_with_other_vector_storage_never_takes_the_context_work(
     try:
         stranger = indexer(settings, graph, other_contexts, embedder, owner=others)
         await stranger.refresh_all()
-        assert set(stranger.claimed) & set(ids) == set()
+        assert set(stranger.claimed + stranger.embedded) & set(ids) == set()
         assert await other_contexts.count(namespace) == 0
         assert await context_index.backlog(namespace) == 3
     finally:
@@ -111,6 +113,9 @@ async def test_two_indexers_of_one_storage_split_the_backlog_and_refresh_each_me
     assert by_first | by_second == mine
     assert len(first.claimed) == len(set(first.claimed))
     assert len(second.claimed) == len(set(second.claimed))
+    embedded_first, embedded_second = set(first.embedded) & mine, set(second.embedded) & mine
+    assert embedded_first & embedded_second == set()
+    assert embedded_first | embedded_second == mine
     assert await context_index.backlog(namespace) == 0
 
 

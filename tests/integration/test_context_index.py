@@ -7,13 +7,18 @@ context text and its fulltext channel."""
 
 from __future__ import annotations
 
+import asyncio
+
+import pytest
+
 from service.config import Settings
 from service.core.memories import MemoryService
 from service.core.models import LinkSpec, SaveInput
 from service.core.read.retrieval import Retrieval
 from service.core.search_inputs import RetrieveInput
 from service.core.stores import Stores
-from service.core.upkeep.context_index import ContextIndex
+from service.core.upkeep import context_index as context_index_module
+from service.core.upkeep.context_index import ContextIndex, background
 from service.core.upkeep.reconcile import Reconciler
 from service.core.write.batch import BatchSaver
 from service.stores.embeddings import LocalMiniLM
@@ -150,3 +155,61 @@ async def test_a_hub_of_more_than_four_links_passes_no_words_between_its_neighbo
     assert sorted(key for key, s in scores.items() if "keyword_context" in s) == [
         "hub", "kayak", "origami", "sourdough", "violin",
     ]  # fmt: skip
+
+
+async def test_a_saved_turn_is_searchable_by_its_context_before_any_model_run(
+    memories: MemoryService,
+    retrieval: Retrieval,
+    context_index: ContextIndex,
+    embedder: LocalMiniLM,
+    namespace: str,
+) -> None:
+    await save_dialogue(memories, namespace)
+    waiting = await context_index.backlog_details(namespace)
+    assert (waiting.pending, waiting.approximate) == (2, 0)
+    while await context_index.approximate():  # the first pass: no model run
+        pass
+    waiting = await context_index.backlog_details(namespace)
+    assert (waiting.pending, waiting.approximate) == (0, 2)
+    scores = (await context_scores(retrieval, namespace, "Biscuit veterinarian"))["answer"]
+    assert scores["keyword_context"] > 0
+    answer = (await memories.get(namespace, keys=["answer"]))["memories"][0]["id"]
+    own = (await memories.stores.vectors.vectors_of([answer]))[answer]
+    mean = (await context_index.vectors.vectors_of([answer]))[answer]
+    embedded = (await embedder.embed([f"{QUESTION}\n{ANSWER}"]))[0]
+    assert 0.5 < float(own @ mean) < 0.99
+    while await context_index.embed():  # the second pass: the text's embedding
+        pass
+    assert await context_index.backlog(namespace) == 0
+    final = (await context_index.vectors.vectors_of([answer]))[answer]
+    assert float(final @ embedded) > 0.999
+
+
+async def test_stats_report_the_context_backlog_of_the_namespace(
+    memories: MemoryService, context_index: ContextIndex, namespace: str
+) -> None:
+    await save_dialogue(memories, namespace)
+    details = (await memories.lifecycle.stats(namespace))["indexDetails"]
+    assert (details["contextPending"], details["contextApproximate"]) == (2, 0)
+    assert 0 <= details["contextOldestWaitS"] < 60
+    await context_index.refresh_all()
+    details = (await memories.lifecycle.stats(namespace))["indexDetails"]
+    assert (details["contextPending"], details["contextApproximate"]) == (0, 0)
+    assert details["contextOldestWaitS"] == 0
+
+
+async def test_the_background_indexer_wakes_when_a_write_marks_contexts_pending(
+    memories: MemoryService,
+    context_index: ContextIndex,
+    namespace: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(context_index_module, "IDLE_S", 3600.0)  # no polling: only the wake
+    async with background(context_index):
+        await asyncio.sleep(0.5)  # its first look found nothing of this namespace; it waits
+        await save_dialogue(memories, namespace)
+        for _ in range(200):
+            if (await context_index.backlog_details(namespace)).pending == 0:
+                break
+            await asyncio.sleep(0.05)
+    assert (await context_index.backlog_details(namespace)).pending == 0

@@ -39,3 +39,18 @@ def test_the_memory_filter_is_written_once_and_included_by_every_statement_that_
         "search_lexical",
     ]
     assert [path.stem for path in paths if "$min_score" in path.read_text()] == []
+
+
+def test_the_statements_that_mark_contexts_pending_are_the_writes_that_change_them() -> None:
+    assert sorted(CypherLibrary().marking_context) == [
+        "context_mark_missing",
+        "import_dangling_supersessions",
+        "link_batch_upsert",
+        "link_delete",
+        "link_import",
+        "link_upsert",
+        "memory_batch_upsert",
+        "memory_delete",
+        "memory_supersede",
+        "memory_upsert",
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any
 
@@ -10,7 +11,7 @@ from fastapi.responses import Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from service.api.http.responses import JSONResponse
-from service.api.metrics import observe_readiness
+from service.api.metrics import observe_context_backlog, observe_readiness
 from service.app import Runtime, RuntimeRef
 from service.errors import BackendUnavailable
 
@@ -26,19 +27,42 @@ async def healthz(request: Request) -> dict[str, Any]:
 @router.get("/readyz")
 async def readyz(request: Request) -> JSONResponse:
     """Readiness: Neo4j, Qdrant and the embedder each answer, and the last vector write did not
-    fail (or the engine has been reopened since)."""
+    fail (or the engine has been reopened since). The context backlog is reported beside: a
+    lag, not a failure."""
     ref: RuntimeRef = request.app.state.runtime_ref
-    checks = await readiness(ref.get())
+    runtime = ref.get()
+    checks = await readiness(runtime)
     ready = all(check["status"] == "ok" for check in checks.values())
     observe_readiness(checks)
-    body = {"success": ready, "status": "ok" if ready else "unavailable", "checks": checks}
+    body: dict[str, Any] = {
+        "success": ready,
+        "status": "ok" if ready else "unavailable",
+        "checks": checks,
+    }
+    if checks["neo4j"]["status"] == "ok":
+        body["contextBacklog"] = await context_backlog(runtime)
     return JSONResponse(body, status_code=200 if ready else 503)
 
 
 @router.get("/metrics")
-async def metrics() -> Response:
-    """Prometheus metrics."""
+async def metrics(request: Request) -> Response:
+    """Prometheus metrics (the context backlog read at the scrape)."""
+    ref: RuntimeRef = request.app.state.runtime_ref
+    with contextlib.suppress(BackendUnavailable):
+        await context_backlog(ref.get())
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+
+async def context_backlog(rt: Runtime) -> dict[str, Any]:
+    """The backlog of the context indexers of this process's vector storage, all namespaces,
+    also set in the metrics."""
+    backlog = await rt.context.backlog_details()
+    observe_context_backlog(backlog.pending, backlog.approximate, backlog.oldest_wait_s)
+    return {
+        "pending": backlog.pending,
+        "approximate": backlog.approximate,
+        "oldestWaitS": backlog.oldest_wait_s,
+    }
 
 
 async def readiness(rt: Runtime) -> dict[str, dict[str, str]]:

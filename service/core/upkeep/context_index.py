@@ -8,7 +8,8 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -24,12 +25,33 @@ from service.stores.vector_store import VectorStore
 log = logging.getLogger(__name__)
 
 BATCH = 64
+EMBED_BATCH = 16  # the second pass's batch: new pending memories wait for at most one
+PENDING, APPROXIMATE, OK = "pending", "approximate", "ok"
 MAX_PART_CHARS = 600
 FAR_TEXT_CHARS = 1200
 IDLE_S = 0.2
 LEASE_S = 60.0
 
 Part = tuple[int, str]
+
+
+@dataclass(frozen=True)
+class Backlog:
+    """Memories waiting for their context: `pending` (no current text), `approximate` (the
+    vector still a mean), and how long the oldest has waited."""
+
+    pending: int
+    approximate: int
+    oldest_wait_s: float
+
+    @classmethod
+    def of(cls, row: Mapping[str, Any]) -> Backlog:
+        wait_s = round(max(0, int(row["oldest_wait_ms"])) / 1000, 1)
+        return cls(int(row["pending"]), int(row["approximate"]), wait_s)
+
+    @property
+    def total(self) -> int:
+        return self.pending + self.approximate
 
 
 def context_text(own: Part, near: Sequence[Part], far: Sequence[Part] = ()) -> str:
@@ -50,13 +72,16 @@ def context_text(own: Part, near: Sequence[Part], far: Sequence[Part] = ()) -> s
 
 
 class ContextIndex:
-    """Refreshes pending context representations in batches and keeps their vectors: with a
-    `source` store (the memories' own vectors), the normalised mean of a memory's vector and its
-    neighbours' (no model run); without, the embedding of the context text.
+    """Refreshes pending context representations in batches, in two passes. The first needs no
+    model run: the context text, and as vector the normalised mean of the memory's stored vector
+    and its neighbours' (`approximate`; the embedding of the text where the memory's own vector
+    is not stored yet). The second, behind requests on the embedder, replaces that vector with
+    the embedding of the text (`ok`). With `mean_only` the first pass is the last.
 
     Work is claimed in Neo4j, leased for `lease_s`, and only for the memories saved to `owner`
-    (the memories' vector storage this process writes to): replicas sharing that storage split
-    the backlog, and a process with other storage never takes it."""
+    (the memories' vector storage this process writes to, and the source of the mean vectors):
+    replicas sharing that storage split the backlog, and a process with other storage never
+    takes it."""
 
     def __init__(
         self,
@@ -66,7 +91,7 @@ class ContextIndex:
         neighbours: int,
         hops: int,
         owner: VectorStore,
-        source: VectorStore | None = None,
+        mean_only: bool = False,
         lease_s: float = LEASE_S,
     ) -> None:
         self.graph = graph
@@ -75,7 +100,7 @@ class ContextIndex:
         self.neighbours = neighbours
         self.hops = hops
         self.owner = owner
-        self.source = source
+        self.mean_only = mean_only
         self.lease_s = lease_s
 
     @classmethod
@@ -88,8 +113,7 @@ class ContextIndex:
         vectors: VectorStore,
     ) -> ContextIndex:
         """The indexer `search` describes (`vectors`, the memories' own, are the source of the
-        mean context vector)."""
-        source = vectors if search.context_vector == "mean" else None
+        mean context vectors)."""
         return cls(
             graph,
             context_vectors,
@@ -97,30 +121,61 @@ class ContextIndex:
             search.context_neighbours,
             search.context_hops,
             owner=vectors,
-            source=source,
+            mean_only=search.context_vector == "mean",
         )
 
     async def refresh(self, limit: int = BATCH) -> int:
-        """Claim and refresh up to `limit` pending memories; returns how many were refreshed."""
+        """Claim up to `limit` memories of either pass, the first pass first; returns how many
+        were refreshed."""
+        return await self.approximate(limit) or await self.embed(min(limit, EMBED_BATCH))
+
+    async def approximate(self, limit: int = BATCH) -> int:
+        """The first pass over up to `limit` pending memories: current text, mean vector."""
         lease = uuid.uuid4().hex
-        rows = await self.claim(lease, limit)
+        rows = await self.claim(lease, limit, PENDING)
         if not rows:
             return 0
         texts = [_row_text(row) for row in rows]
-        vectors = await self._vectors(rows, texts)
+        vectors = await self._mean_vectors(rows, texts)
+        await self._store(lease, rows, texts, vectors, OK if self.mean_only else APPROXIMATE)
+        return len(rows)
+
+    async def embed(self, limit: int = BATCH) -> int:
+        """The second pass over up to `limit` approximate memories: the text's embedding."""
+        if self.mean_only:
+            return 0
+        lease = uuid.uuid4().hex
+        rows = await self.claim(lease, limit, APPROXIMATE)
+        if not rows:
+            return 0
+        texts = [_row_text(row) for row in rows]
+        vectors = list(await self._embed(texts))
+        await self._store(lease, rows, texts, vectors, OK)
+        return len(rows)
+
+    async def _store(
+        self,
+        lease: str,
+        rows: Sequence[dict[str, Any]],
+        texts: Sequence[str],
+        vectors: Sequence[npt.NDArray[np.float32]],
+        state: str,
+    ) -> None:
+        """Write the context vectors, then the texts and `state` of the memories not marked
+        again meanwhile, releasing the lease."""
         await self.vectors.upsert([row_point(row, v) for row, v in zip(rows, vectors, strict=True)])
         items = [
             {"id": row["id"], "seq": row["seq"], "text": text}
             for row, text in zip(rows, texts, strict=True)
         ]
-        await self.graph.write("context_mark_synced", lease=lease, items=items)
-        return len(rows)
+        await self.graph.write("context_mark_synced", lease=lease, items=items, state=state)
 
-    async def claim(self, lease: str, limit: int) -> list[dict[str, Any]]:
-        """Lease up to `limit` pending memories of this process's storage under `lease`."""
+    async def claim(self, lease: str, limit: int, state: str = PENDING) -> list[dict[str, Any]]:
+        """Lease up to `limit` memories of this process's storage in context `state`."""
         return await self.graph.write(
             "context_claim",
             vector_store=self.owner.store_id,
+            state=state,
             lease=lease,
             lease_ms=int(self.lease_s * 1000),
             limit=limit,
@@ -128,15 +183,13 @@ class ContextIndex:
             hops=self.hops,
         )
 
-    async def _vectors(
+    async def _mean_vectors(
         self, rows: Sequence[dict[str, Any]], texts: Sequence[str]
     ) -> list[npt.NDArray[np.float32]]:
         """Mean vectors where the memory's own vector is stored; the text embedded otherwise."""
-        stored: dict[str, npt.NDArray[np.float32]] = {}
-        if self.source is not None:
-            ids = [row["id"] for row in rows]
-            ids += [n[3] for row in rows for n in row["neighbours"]]
-            stored = await self.source.vectors_of(list(dict.fromkeys(ids)))
+        ids = [row["id"] for row in rows]
+        ids += [n[3] for row in rows for n in row["neighbours"]]
+        stored = await self.owner.vectors_of(list(dict.fromkeys(ids)))
         missing = [i for i, row in enumerate(rows) if row["id"] not in stored]
         by_row: dict[int, npt.NDArray[np.float32]] = {}
         if missing:
@@ -163,22 +216,31 @@ class ContextIndex:
         return total
 
     async def backlog(self, namespace: str | None = None) -> int:
-        """Memories of this process's storage waiting for their context (of one namespace, or
-        all)."""
+        """Memories of this process's storage whose context is not final yet (of one
+        namespace, or all)."""
+        return (await self.backlog_details(namespace)).total
+
+    async def backlog_details(self, namespace: str | None = None) -> Backlog:
+        """The backlog of this process's storage by pass, and the oldest wait."""
         rows = await self.graph.read(
             "context_backlog", namespace=namespace, vector_store=self.owner.store_id
         )
-        return int(rows[0]["backlog"])
+        return Backlog.of(rows[0])
 
     async def run_forever(self) -> None:
-        """The owned background task: refresh while there is work, otherwise wait a little."""
+        """The owned background task: refresh while there is work, otherwise wait until a
+        write of this process marks contexts pending, or IDLE_S (other processes' writes)."""
+        woken = asyncio.Event()
+        self.graph.on_context_marked(woken.set)
         while True:
+            woken.clear()
             try:
                 if await self.refresh():
                     continue
             except Exception:
                 log.exception("context refresh failed; retrying")
-            await asyncio.sleep(IDLE_S)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(woken.wait(), IDLE_S)
 
 
 @contextlib.asynccontextmanager

@@ -22,6 +22,7 @@ from service.core.results import (
 )
 from service.core.scalars import Flag, NotAFlag
 from service.core.stores import Stores
+from service.core.upkeep.context_index import Backlog
 from service.core.write.supersede import flag_vectors
 from service.errors import InvalidParameter, NotFound
 from service.stores.graph_store import GraphStore, Row
@@ -164,11 +165,15 @@ class Lifecycle:
 
     async def stats(self, namespace: str) -> StatsResult:
         """Every memory_stats figure from counters and index seeks (no scan of memories)."""
-        rows, vector_count, states = await asyncio.gather(
+        rows, vector_count, states, waiting = await asyncio.gather(
             self.stores.graph.read("namespace_stats", namespace=namespace),
             self.stores.vectors.count(namespace),
             self.stores.graph.index_states(),
+            self.stores.graph.read(
+                "context_backlog", namespace=namespace, vector_store=self.stores.vectors.store_id
+            ),
         )
+        backlog = Backlog.of(waiting[0])
         row = rows[0]
         memories, links = int(row["memories"]), int(row["links"])
         size = int(row["size_bytes"]) + LINK_BYTES * links
@@ -192,6 +197,9 @@ class Lifecycle:
                 "vectorEngine": self.stores.vectors.engine,
                 "fulltextIndex": FULLTEXT_INDEX,
                 "fulltextState": fulltext,
+                "contextPending": backlog.pending,
+                "contextApproximate": backlog.approximate,
+                "contextOldestWaitS": backlog.oldest_wait_s,
             },
         }
 
