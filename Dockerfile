@@ -13,8 +13,6 @@ COPY pyproject.toml uv.lock README.md ./
 RUN uv sync --frozen --no-dev --extra rerank --no-install-project
 COPY service ./service
 COPY cypher ./cypher
-COPY tools/neo4j/pom.xml ./tools/neo4j/pom.xml
-COPY tools/neo4j/src ./tools/neo4j/src
 RUN uv sync --frozen --no-dev --extra rerank \
  && /app/.venv/bin/python -c "from service.stores.embeddings import LocalMiniLM; print(LocalMiniLM().embed_sync(['ready']).shape)" \
  && /app/.venv/bin/python -c "from service.stores.reranker import CrossEncoder; print(CrossEncoder().relevance_sync('ready?', ['ready']))"
