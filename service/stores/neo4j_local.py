@@ -1,6 +1,7 @@
 """The local Neo4j server the project runs itself: Maven build, start, stop and status.
 
-Neo4j Community comes from Maven Central through `tools/neo4j`; data lives under the data folder.
+Neo4j Community comes from Maven Central through `tools/neo4j` (bundled in the wheel); data lives
+under the data folder.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from pathlib import Path
 
 from service.config import Neo4jSettings
 from service.processes import alive
+from service.resources import resource_dir
 
-PROJECT_DIR = Path(__file__).resolve().parents[2] / "tools" / "neo4j"
+PROJECT_DIR = resource_dir("neo4j")
 MAIN_CLASS = "dev.mnemograph.neo4j.LocalNeo4j"
 BUILD_STAMP = "build.stamp"
 
@@ -82,7 +84,7 @@ class LocalNeo4j:
             check=False,
         )
         if done.returncode != 0:
-            raise LocalNeo4jError(f"Maven build of tools/neo4j failed (exit {done.returncode})")
+            raise LocalNeo4jError(f"Maven build of {PROJECT_DIR} failed (exit {done.returncode})")
         stamp.write_text(digest)
         return target
 

