@@ -25,7 +25,7 @@ from service.stores.vector_store import VectorStore
 log = logging.getLogger(__name__)
 
 BATCH = 64
-EMBED_BATCH = 16  # the second pass's batch: new pending memories wait for at most one
+EMBED_BATCH = 8  # the second pass's batch: new pending memories wait for at most one
 PENDING, APPROXIMATE, OK = "pending", "approximate", "ok"
 MAX_PART_CHARS = 600
 FAR_TEXT_CHARS = 1200
