@@ -15,8 +15,9 @@ from service.api.http.app import create_app
 from service.app import Runtime, RuntimeRef
 from service.auth import Authenticator
 from service.config import Settings, load_settings
-from service.core.models import SaveInput, now_utc
+from service.core.models import SaveInput, memory_view, now_utc
 from service.core.refs import asked_refs
+from service.core.results import BatchResult, ContextResult, SaveResult
 from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
 from service.core.write.batch import batch_response, validate_items
 from service.core.write.batch_plan import Planned
@@ -38,10 +39,11 @@ class FakeMemories:
                 f"{self.settings.config_file} or MNEMO_MEMORY__ENABLED=true"
             )
 
-    async def save(self, namespace: str, data: SaveInput) -> dict[str, Any]:
+    async def save(self, namespace: str, data: SaveInput) -> SaveResult:
         self.require_enabled()
         self.calls.append(("save", namespace, data))
-        return {"success": True, "memory": {"key": data.key}, "created": True}
+        row = {"id": fake_id(0), "key": data.key, "namespace": namespace, "type": data.type}
+        return {"success": True, "memory": memory_view(row, []), "created": True, "similar": []}
 
     async def get(
         self, namespace: str, ids: list[str], keys: list[str], sort: bool, key: str | None = None
@@ -87,10 +89,18 @@ class FakeRetrieval:
         self.memories.calls.append(("fulltext", namespace, params))
         return _empty_page(params.limit)
 
-    async def retrieve(self, namespace: str, params: RetrieveInput) -> dict[str, Any]:
+    async def retrieve(self, namespace: str, params: RetrieveInput) -> ContextResult:
         self.memories.require_enabled()
         self.memories.calls.append(("retrieve", namespace, params))
-        return {"success": True, "results": [], "total_count": 0}
+        return {
+            "success": True,
+            "results": [],
+            "total_count": 0,
+            "search_mode_used": params.search_mode,
+            "sort_by": params.sort_by,
+            "message": "Found 0 contexts",
+            "warnings": [],
+        }
 
 
 @dataclass
@@ -100,9 +110,7 @@ class FakeBatch:
 
     memories: FakeMemories
 
-    async def save(
-        self, namespace: str, items: list[Any], cleanup: object = None
-    ) -> dict[str, Any]:
+    async def save(self, namespace: str, items: list[Any], cleanup: object = None) -> BatchResult:
         self.memories.calls.append(("save_batch", namespace, items))
         checked = validate_items(self.memories.settings.limits, items)
         now = now_utc()
