@@ -65,6 +65,14 @@ class SaveResult(TypedDict):
 
 
 @with_config(CLOSED)
+class RecentMemory(TypedDict):
+    key: str
+    title: str
+    summary: str
+    type: str
+
+
+@with_config(CLOSED)
 class GetResult(TypedDict):
     success: bool
     memories: list[MemoryView]

@@ -17,7 +17,14 @@ from service.auth import Authenticator
 from service.config import Settings, load_settings
 from service.core.models import SaveInput, memory_view, now_utc
 from service.core.refs import asked_refs
-from service.core.results import BatchResult, ContextResult, SaveResult
+from service.core.results import (
+    BatchResult,
+    ContextResult,
+    GetOneResult,
+    MemoryView,
+    RecentMemory,
+    SaveResult,
+)
 from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
 from service.core.write.batch import batch_response, validate_items
 from service.core.write.batch_plan import Planned
@@ -31,6 +38,7 @@ class FakeMemories:
 
     settings: Settings
     calls: list[tuple[str, str, Any]] = field(default_factory=list[tuple[str, str, Any]])
+    saved: dict[str, MemoryView] = field(default_factory=dict[str, MemoryView])
 
     def require_enabled(self) -> None:
         if not self.settings.memory.enabled:
@@ -42,8 +50,20 @@ class FakeMemories:
     async def save(self, namespace: str, data: SaveInput) -> SaveResult:
         self.require_enabled()
         self.calls.append(("save", namespace, data))
-        row = {"id": fake_id(0), "key": data.key, "namespace": namespace, "type": data.type}
-        return {"success": True, "memory": memory_view(row, []), "created": True, "similar": []}
+        memory_id = fake_id(len(self.saved))
+        fields = data.model_dump(include={"type", "title", "summary", "content", "tags"})
+        row = {"id": memory_id, "key": data.key or memory_id, "namespace": namespace, **fields}
+        memory = memory_view(row, [])
+        self.saved[memory["key"]] = memory
+        return {"success": True, "memory": memory, "created": True, "similar": []}
+
+    async def recent(self, namespace: str, limit: int) -> list[RecentMemory]:
+        self.require_enabled()
+        newest = list(reversed(self.saved.values()))[:limit]
+        return [
+            {"key": m["key"], "title": m["title"], "summary": m["summary"], "type": m["type"]}
+            for m in newest
+        ]
 
     async def get(
         self, namespace: str, ids: list[str], keys: list[str], sort: bool, key: str | None = None
@@ -59,9 +79,12 @@ class FakeMemories:
         self.calls.append(("delete", namespace, (ids, keys)))
         return {"success": True, "deleted": 0, "missing": [*ids, *keys]}
 
-    async def get_one(self, namespace: str, ref: str, sort: bool) -> dict[str, Any]:
+    async def get_one(self, namespace: str, ref: str, sort: bool = True) -> GetOneResult:
         self.require_enabled()
-        raise NotFound(f"Memory not found: {ref}")
+        if ref not in self.saved:
+            raise NotFound(f"Memory not found: {ref}")
+        memory = self.saved[ref]
+        return {"success": True, "memory": memory, "memories": [memory], "missing": []}
 
 
 def _empty_page(limit: int) -> dict[str, Any]:

@@ -9,13 +9,19 @@ import time
 from typing import Any
 
 from mcp.server import MCPServer
+from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp_types import CallToolResult, InputRequiredResult
+from mcp_types import (
+    CallToolResult,
+    InputRequiredResult,
+    ListResourcesResult,
+    PaginatedRequestParams,
+)
 from pydantic import ValidationError
 
 from service.api.limits_schema import state_limits
-from service.api.mcp import lifecycle, memories, retrieve, search
+from service.api.mcp import lifecycle, memories, prompts, resources, retrieve, search
 from service.api.mcp.session import ToolSession, tool_result
 from service.api.metrics import ERRORS, TOOL_LATENCY
 from service.api.tools import TOOLS
@@ -56,6 +62,14 @@ class EnvelopeMCPServer(MCPServer[Any]):
         super().__init__(**kwargs)
         self._prefix = prefix
         self._ref = ref
+        self.session = ToolSession(ref)
+
+    async def _handle_list_resources(
+        self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+    ) -> ListResourcesResult:
+        """The caller's most recent memories (the SDK's own list knows no caller)."""
+        context = Context(request_context=ctx, mcp_server=self)
+        return ListResourcesResult(resources=await resources.recent(self.session, context))
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any] | None = None
@@ -138,8 +152,10 @@ def build_mcp_server(
         instructions=INSTRUCTIONS,
         warn_on_duplicate_tools=False,
     )
-    session = ToolSession(ref)
+    session = server.session
     memories.register(server, session, prefix)
+    resources.register(server, session)
+    prompts.register(server, session)
     retrieve.register(server, session, prefix)
     lifecycle.register(server, session, prefix)
     if search_enabled:
