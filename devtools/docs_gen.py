@@ -157,11 +157,15 @@ def mcp_tools_page(tools: list[dict[str, Any]]) -> str:
     sections: list[str] = []
     for tool in tools:
         schema: dict[str, Any] = tool["input_schema"]
+        output: dict[str, Any] = tool.get("output_schema", {})
         hints = tool.get("annotations", {})
         flags = [name.removesuffix("_hint") for name, value in hints.items() if value]
         parts = [
             f"## `{tool['name']}`\n\n{tool['description']}\n",
             f"Hints: {', '.join(flags) or 'none'}.\n",
+            f"Success payload (`outputSchema` {output.get('title', '')}): "
+            + ", ".join(f"`{name}`" for name in output.get("properties", {}))
+            + ".\n",
             "| parameter | type | default | rules | meaning | examples |\n"
             "|---|---|---|---|---|---|\n" + "\n".join(parameter_rows(schema)) + "\n",
             *(f"{section}\n" for section in definition_sections(schema.get("$defs", {}))),

@@ -146,7 +146,9 @@ def _mcp(settings: Settings, args: argparse.Namespace) -> int:
 
     async def run() -> None:
         ref = RuntimeRef()
-        server = build_mcp_server(ref, settings.mcp.tool_prefix, settings.search.enabled)
+        server = build_mcp_server(
+            ref, settings.mcp.tool_prefix, settings.search.enabled, settings.limits
+        )
         async with open_runtime(settings) as runtime:
             ref.set(runtime)
             await server.run_stdio_async()

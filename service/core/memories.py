@@ -26,6 +26,7 @@ from service.core.results import (
     GetResult,
     LinkResult,
     MemoryView,
+    RecentMemory,
     SaveResult,
 )
 from service.core.stores import Stores
@@ -99,6 +100,20 @@ class MemoryService:
         wanted, missing = in_order_asked([*ids, *keys], resolved)
         memories = views_in_order(rows, wanted, sort, link_filter)
         return {"success": True, "memories": memories, "missing": missing}
+
+    async def recent(self, namespace: str, limit: int) -> list[RecentMemory]:
+        """The namespace's `limit` most recent memories (newest first): key, title, summary."""
+        self.require_enabled()
+        rows = await self.stores.graph.read("memory_recent", namespace=namespace, limit=limit)
+        return [
+            {
+                "key": row["key"],
+                "title": row["title"] or "",
+                "summary": row["summary"] or "",
+                "type": row["type"],
+            }
+            for row in rows
+        ]
 
     async def get_one(self, namespace: str, ref: str, sort: bool = True) -> GetOneResult:
         """One memory by id or key (HTTP GET); `NotFound` when missing."""

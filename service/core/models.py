@@ -12,7 +12,7 @@ import time
 import unicodedata
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Annotated, Any, Self, cast
+from typing import Annotated, Any, Self
 
 from pydantic import (
     AfterValidator,
@@ -23,6 +23,7 @@ from pydantic import (
     model_validator,
 )
 
+from service.core.inputs import ToolInput, drop_nulls
 from service.core.results import LinkView, MemoryView
 from service.core.scalars import NotAFlag, storable_metadata
 from service.core.sorting import combined_score
@@ -46,13 +47,13 @@ Title = Annotated[str, StringConstraints(max_length=512)]
 MemoryType = Annotated[str, StringConstraints(pattern=TYPE_PATTERN)]
 Summary = Annotated[str, StringConstraints(max_length=MAX_SUMMARY_CHARS)]
 Tags = Annotated[list[Tag], Field(max_length=32)]
-Score = Annotated[float, NotAFlag, Field(ge=0.0, le=100.0)]
+Score = Annotated[float, Field(ge=0.0, le=100.0), NotAFlag]
 SessionId = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 # Lower-cased: Qdrant reads a UUID point id in any case, so "A1…" and "a1…" must be one id.
 MemoryId = Annotated[str, StringConstraints(pattern=UUID_PATTERN, to_lower=True)]
 LinkType = Annotated[str, StringConstraints(pattern=LINK_TYPE_PATTERN)]
 Term = Annotated[str, StringConstraints(max_length=128)]
-Weight = Annotated[float, NotAFlag, Field(ge=0.0, le=1.0)]
+Weight = Annotated[float, Field(ge=0.0, le=1.0), NotAFlag]
 
 
 class LinkSpec(BaseModel):
@@ -153,10 +154,10 @@ TermParam = Annotated[
 ]
 
 
-class SaveInput(BaseModel):
+class SaveInput(ToolInput):
     """Parameters of memory_save (and the body of POST /v1/memories)."""
 
-    model_config = ConfigDict(extra="forbid")
+    nullable = ("tags", "metadata", "links", "supersedes")
 
     content: ContentParam
     title: TitleParam = ""
@@ -170,20 +171,6 @@ class SaveInput(BaseModel):
     links: LinksParam = Field(default_factory=list[LinkSpec])
     supersedes: SupersedesParam = Field(default_factory=list[str])
     id: IdParam = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def null_means_absent(cls, data: Any) -> Any:
-        """A null list or object field is an absent one, on HTTP as over MCP."""
-        return drop_nulls(data, ("tags", "metadata", "links", "supersedes"))
-
-
-def drop_nulls(data: Any, fields: tuple[str, ...]) -> Any:
-    """`data` without the given fields where they are null (so their defaults apply)."""
-    if not isinstance(data, dict):
-        return data
-    items = cast(dict[str, Any], data)
-    return {name: value for name, value in items.items() if not (name in fields and value is None)}
 
 
 class UpdateInput(BaseModel):

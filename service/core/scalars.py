@@ -33,7 +33,8 @@ def not_a_flag(value: object) -> object:
     return value
 
 
-# For a number parameter: Annotated[int, NotAFlag, Field(...)].
+# For a number parameter: Annotated[int, Field(...), NotAFlag]; its bounds before the validator,
+# or JSON Schema does not show them.
 NotAFlag = BeforeValidator(not_a_flag)
 
 

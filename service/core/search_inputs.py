@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from service.core.inputs import ToolInput
 from service.core.models import TYPE_PATTERN, MemoryType, Score, Tag
 from service.core.scalars import Flag, NotAFlag
 from service.core.sorting import SortLinksParam
@@ -20,9 +21,9 @@ MAX_QUERY_CHARS = 10_000
 SORT_BY_VALUES = ("timestamp", "relevance")
 
 Query = Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS)]
-Limit = Annotated[int, NotAFlag, Field(ge=1, le=100)]
-Offset = Annotated[int, NotAFlag, Field(ge=0, le=10_000)]
-MaxHops = Annotated[int, NotAFlag, Field(ge=1, le=5)]
+Limit = Annotated[int, Field(ge=1, le=100), NotAFlag]
+Offset = Annotated[int, Field(ge=0, le=10_000), NotAFlag]
+MaxHops = Annotated[int, Field(ge=1, le=5), NotAFlag]
 SearchMode = Literal["hybrid", "bm25", "vector"]
 RetrieveMode = Literal["hybrid", "vector", "graph", "keyword", "kv"]
 Operator = Literal["AND", "OR"]
@@ -162,7 +163,7 @@ RetrieveFiltersParam = Annotated[
 ]
 
 
-class RetrieveInput(BaseModel):
+class RetrieveInput(ToolInput):
     """retrieve_context parameters (docs/contract.md §5)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -191,7 +192,7 @@ class RetrieveInput(BaseModel):
         )
 
 
-class SearchInput(BaseModel):
+class SearchInput(ToolInput):
     """memory_search parameters (docs/contract.md §4)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -213,7 +214,7 @@ class SearchInput(BaseModel):
         )
 
 
-class FulltextInput(BaseModel):
+class FulltextInput(ToolInput):
     """memory_fulltext_search parameters (docs/contract.md §4)."""
 
     model_config = ConfigDict(extra="forbid")

@@ -13,7 +13,8 @@ from pydantic import Field
 from service.errors import InvalidParameter
 from service.filters import MISSING_SCORE
 
-# Typed loosely on purpose: `parse_sort_links` must see 1, "yes" or [] to refuse them.
+# Typed loosely on purpose: `parse_sort_links` must see 1, "yes" or [] to refuse them. The
+# schema says boolean, the one type clients should send; the seeds' strings stay accepted.
 SortLinksParam = Annotated[
     Any,
     Field(
@@ -22,7 +23,7 @@ SortLinksParam = Annotated[
             'then key. true (default) or false; "true"/"false" strings are accepted.'
         ),
         json_schema_extra={
-            "type": ["boolean", "string", "null"],
+            "type": "boolean",
             "default": True,
             "examples": [True, False],
         },

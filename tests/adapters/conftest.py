@@ -15,8 +15,16 @@ from service.api.http.app import create_app
 from service.app import Runtime, RuntimeRef
 from service.auth import Authenticator
 from service.config import Settings, load_settings
-from service.core.models import SaveInput, now_utc
+from service.core.models import SaveInput, memory_view, now_utc
 from service.core.refs import asked_refs
+from service.core.results import (
+    BatchResult,
+    ContextResult,
+    GetOneResult,
+    MemoryView,
+    RecentMemory,
+    SaveResult,
+)
 from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
 from service.core.write.batch import batch_response, validate_items
 from service.core.write.batch_plan import Planned
@@ -30,6 +38,7 @@ class FakeMemories:
 
     settings: Settings
     calls: list[tuple[str, str, Any]] = field(default_factory=list[tuple[str, str, Any]])
+    saved: dict[str, MemoryView] = field(default_factory=dict[str, MemoryView])
 
     def require_enabled(self) -> None:
         if not self.settings.memory.enabled:
@@ -38,10 +47,23 @@ class FakeMemories:
                 f"{self.settings.config_file} or MNEMO_MEMORY__ENABLED=true"
             )
 
-    async def save(self, namespace: str, data: SaveInput) -> dict[str, Any]:
+    async def save(self, namespace: str, data: SaveInput) -> SaveResult:
         self.require_enabled()
         self.calls.append(("save", namespace, data))
-        return {"success": True, "memory": {"key": data.key}, "created": True}
+        memory_id = fake_id(len(self.saved))
+        fields = data.model_dump(include={"type", "title", "summary", "content", "tags"})
+        row = {"id": memory_id, "key": data.key or memory_id, "namespace": namespace, **fields}
+        memory = memory_view(row, [])
+        self.saved[memory["key"]] = memory
+        return {"success": True, "memory": memory, "created": True, "similar": []}
+
+    async def recent(self, namespace: str, limit: int) -> list[RecentMemory]:
+        self.require_enabled()
+        newest = list(reversed(self.saved.values()))[:limit]
+        return [
+            {"key": m["key"], "title": m["title"], "summary": m["summary"], "type": m["type"]}
+            for m in newest
+        ]
 
     async def get(
         self, namespace: str, ids: list[str], keys: list[str], sort: bool, key: str | None = None
@@ -57,9 +79,12 @@ class FakeMemories:
         self.calls.append(("delete", namespace, (ids, keys)))
         return {"success": True, "deleted": 0, "missing": [*ids, *keys]}
 
-    async def get_one(self, namespace: str, ref: str, sort: bool) -> dict[str, Any]:
+    async def get_one(self, namespace: str, ref: str, sort: bool = True) -> GetOneResult:
         self.require_enabled()
-        raise NotFound(f"Memory not found: {ref}")
+        if ref not in self.saved:
+            raise NotFound(f"Memory not found: {ref}")
+        memory = self.saved[ref]
+        return {"success": True, "memory": memory, "memories": [memory], "missing": []}
 
 
 def _empty_page(limit: int) -> dict[str, Any]:
@@ -87,10 +112,18 @@ class FakeRetrieval:
         self.memories.calls.append(("fulltext", namespace, params))
         return _empty_page(params.limit)
 
-    async def retrieve(self, namespace: str, params: RetrieveInput) -> dict[str, Any]:
+    async def retrieve(self, namespace: str, params: RetrieveInput) -> ContextResult:
         self.memories.require_enabled()
         self.memories.calls.append(("retrieve", namespace, params))
-        return {"success": True, "results": [], "total_count": 0}
+        return {
+            "success": True,
+            "results": [],
+            "total_count": 0,
+            "search_mode_used": params.search_mode,
+            "sort_by": params.sort_by,
+            "message": "Found 0 contexts",
+            "warnings": [],
+        }
 
 
 @dataclass
@@ -100,9 +133,7 @@ class FakeBatch:
 
     memories: FakeMemories
 
-    async def save(
-        self, namespace: str, items: list[Any], cleanup: object = None
-    ) -> dict[str, Any]:
+    async def save(self, namespace: str, items: list[Any], cleanup: object = None) -> BatchResult:
         self.memories.calls.append(("save_batch", namespace, items))
         checked = validate_items(self.memories.settings.limits, items)
         now = now_utc()

@@ -6,6 +6,7 @@ import httpx
 import pytest
 
 from service.api.tools import TOOLS
+from service.version import VERSION
 from tests.adapters.conftest import HttpClientContext, MakeHttp
 
 KEYS = "r-key:team:reader,w-key:team:writer"
@@ -125,7 +126,12 @@ async def test_disabled_memory_is_503_while_health_answers(make_http: MakeHttp) 
         health = await client.get("/healthz")
     assert (retrieve.status_code, retrieve.json()["error_type"]) == (503, "memory_disabled")
     assert (deleted.status_code, deleted.json()["error_type"]) == (503, "memory_disabled")
-    assert health.json() == {"success": True, "status": "ok", "data_folder_id": None}
+    assert health.json() == {
+        "success": True,
+        "status": "ok",
+        "version": VERSION,
+        "data_folder_id": None,
+    }
 
 
 async def test_search_disabled_answers_404_for_both_search_endpoints(

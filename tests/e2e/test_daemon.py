@@ -29,6 +29,7 @@ from service.processes import alive
 from service.stores.graph_store import GraphStore
 from service.stores.neo4j_local import free_port
 from service.stores.vector_store import EdgeVectorStore, collection_name
+from service.version import VERSION
 from tests.e2e.conftest import REPO, HttpApi, service_env
 
 START_TIMEOUT_S = 240
@@ -130,6 +131,7 @@ def test_a_used_folder_is_never_served_by_the_server_of_another_folder(
     assert health == {
         "success": True,
         "status": "ok",
+        "version": VERSION,
         "data_folder_id": folder_id.read(daemon.data_dir),
     }
     other = tmp_path / "other-data"

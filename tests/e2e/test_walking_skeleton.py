@@ -10,6 +10,7 @@ from pathlib import Path
 from mcp import Client, StdioServerParameters
 
 from service.config import Settings
+from service.version import VERSION
 from tests.e2e.conftest import REPO, HttpApi, McpApi, service_env
 
 
@@ -31,7 +32,7 @@ async def test_readyz_reports_neo4j_qdrant_and_embedder_ok(http_api: HttpApi) ->
 async def test_healthz_and_metrics_answer(http_api: HttpApi) -> None:
     health = (await http_api.client.get("/healthz")).json()
     served = uuid.UUID(health.pop("data_folder_id"))  # the folder's own id: test_daemon.py
-    assert (health, served.version) == ({"success": True, "status": "ok"}, 4)
+    assert (health, served.version) == ({"success": True, "status": "ok", "version": VERSION}, 4)
     await http_api.client.get("/readyz")
     metrics = (await http_api.client.get("/metrics")).text
     assert 'mnemograph_backend_ready{backend="neo4j"} 1.0' in metrics

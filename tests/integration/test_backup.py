@@ -15,6 +15,7 @@ from service.core.jsonl import numbered_lines
 from service.core.memories import MemoryService
 from service.core.models import SaveInput
 from service.core.read.retrieval import Retrieval
+from service.core.results import ImportResult
 from service.core.search_inputs import RetrieveInput, SearchInput
 from service.core.upkeep import backup
 from service.core.upkeep.backup import export_lines
@@ -83,7 +84,7 @@ async def as_stream(lines: Sequence[bytes]) -> AsyncIterator[bytes]:
     yield b"\n".join(lines) + b"\n"
 
 
-async def restore(batches: BatchSaver, namespace: str, lines: Sequence[bytes]) -> dict[str, Any]:
+async def restore(batches: BatchSaver, namespace: str, lines: Sequence[bytes]) -> ImportResult:
     stream = numbered_lines(as_stream(lines), 1024**2)
     report = await restore_lines(batches, namespace, stream)
     return report.as_dict()

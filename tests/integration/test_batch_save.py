@@ -11,6 +11,7 @@ import pytest
 from service.config import Settings
 from service.core.memories import MemoryService
 from service.core.models import SaveInput
+from service.core.results import BatchResult
 from service.core.stores import Stores
 from service.core.write.batch import BatchSaver
 from service.stores.embeddings import LocalMiniLM, Vectors
@@ -47,11 +48,11 @@ def saver(
     return BatchSaver(settings, Stores(graph, edge_store, counting))
 
 
-def outcome(result: dict[str, Any]) -> list[tuple[Any, ...]]:
+def outcome(result: BatchResult) -> list[tuple[Any, ...]]:
     """Each item's (index, key, created) when saved, or (index, error_type, message)."""
     return [
         (r["index"], r["key"], r["created"])
-        if r["success"]
+        if r["success"] is True
         else (r["index"], r["error_type"], r["message"])
         for r in result["results"]
     ]
@@ -259,7 +260,7 @@ async def test_a_batch_embeds_its_texts_while_its_transaction_writes(
     witness = WitnessEmbedder(embedder, lambda: open_now[0])
     items = [{"key": f"note-{i}", "content": f"standup note {i}"} for i in range(3)]
     result = await BatchSaver(settings, Stores(graph, edge_store, witness)).save(namespace, items)
-    ids = [r["id"] for r in result["results"]]
+    ids = [r["id"] for r in result["results"] if r["success"] is True]
     assert (result["saved"], witness.opened) == (3, [1])
     assert witness.texts == ["standup note 0", "standup note 1", "standup note 2"]
     assert await edge_store.existing_ids(ids) == set(ids)

@@ -39,12 +39,13 @@ from service.errors import (
     error_envelope,
     invalid_from_validation,
 )
+from service.version import VERSION
 
 
 def create_app(settings: Settings) -> FastAPI:
     """The ASGI app: opens the runtime in its lifespan and serves HTTP + MCP."""
     ref = RuntimeRef()
-    mcp = build_mcp_server(ref, settings.mcp.tool_prefix, settings.search.enabled)
+    mcp = build_mcp_server(ref, settings.mcp.tool_prefix, settings.search.enabled, settings.limits)
     hosts, origins = transport_patterns(settings.http)
     mcp_app = mcp.streamable_http_app(
         streamable_http_path="/mcp",
@@ -68,7 +69,7 @@ def create_app(settings: Settings) -> FastAPI:
 
     app = FastAPI(
         title="Mnemograph",
-        version="0.1.0",
+        version=VERSION,
         description="Graph-backed memory for AI agents: the HTTP twin of the MCP tools.",
         lifespan=lifespan,
         redirect_slashes=False,  # a key or id ending in "/" is a 404, not a redirect elsewhere
@@ -89,7 +90,7 @@ def create_app(settings: Settings) -> FastAPI:
         app.include_router(router)
     if settings.search.enabled:
         app.include_router(search.search_router)
-    install_openapi(app)
+    install_openapi(app, settings.limits)
     app.router.routes.extend(mcp_app.routes)  # `/mcp` itself: any other path is a 404 envelope
     return app
 

@@ -14,17 +14,19 @@ from service.api.http.responses import JSONResponse
 from service.api.http.strict_requests import StrictRoute
 from service.api.tools import EXPORT_PATH, IMPORT_PATH
 from service.core.jsonl import numbered_lines
+from service.core.results import ImportResult
 from service.core.upkeep.backup import export_lines
 from service.core.upkeep.backup import restore as restore_lines
 from service.errors import PayloadTooLarge
 
 router = APIRouter(tags=["backup"], route_class=StrictRoute)
+JSON_LINES = {"type": "string", "description": "JSON Lines: one JSON object per line."}
 
 
 @router.get(
     EXPORT_PATH,
     response_class=StreamingResponse,
-    responses={200: {"content": {"application/x-ndjson": {}}}},
+    responses={200: {"content": {"application/x-ndjson": {"schema": JSON_LINES}}}},
 )
 async def export(
     rt: RuntimeDep, who: PrincipalDep, namespace: NamespaceQuery = None
@@ -58,7 +60,7 @@ def json_line(value: object) -> str:
     return json.dumps(value, ensure_ascii=False).translate(_RAW_BREAKS)
 
 
-@router.post(IMPORT_PATH)
+@router.post(IMPORT_PATH, response_model=ImportResult)
 async def restore(
     request: Request, rt: RuntimeDep, who: PrincipalDep, namespace: NamespaceQuery = None
 ) -> JSONResponse:

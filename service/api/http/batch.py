@@ -13,6 +13,7 @@ from service.api.http.deps import NamespaceQuery, PrincipalDep, RuntimeDep
 from service.api.http.responses import JSONResponse
 from service.api.http.strict_requests import StrictRoute
 from service.api.tools import BATCH_PATH
+from service.core.results import BatchResult
 
 router = APIRouter(tags=["memories"], route_class=StrictRoute)
 
@@ -30,7 +31,7 @@ class BatchBody(BaseModel):
     )
 
 
-@router.post(BATCH_PATH)
+@router.post(BATCH_PATH, response_model=BatchResult)
 async def save_memories(
     body: BatchBody, rt: RuntimeDep, who: PrincipalDep, namespace: NamespaceQuery = None
 ) -> JSONResponse:

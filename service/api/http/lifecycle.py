@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel, ConfigDict
 
 from service.api.http.deps import (
     NamespaceQuery,
@@ -18,27 +17,19 @@ from service.api.http.deps import (
 from service.api.http.responses import JSONResponse
 from service.api.http.strict_requests import StrictRoute
 from service.api.tools import TOOLS
+from service.core.results import CleanupResult, StatsResult, TimelineResult
 from service.core.sorting import parse_sort_links
-from service.core.upkeep.lifecycle import (
-    WINDOW_DESCRIPTION,
-    DryRunParam,
-    ForceParam,
-    Window,
-)
+from service.core.tool_inputs import CleanupInput
+from service.core.upkeep.lifecycle import WINDOW_DESCRIPTION, Window
 
 router = APIRouter(tags=["lifecycle"], route_class=StrictRoute)
 
 
-class CleanupBody(BaseModel):
-    """memory_cleanup's parameters (an empty body or none at all means the defaults)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    force: ForceParam = False
-    dry_run: DryRunParam = False
-
-
-@router.get(TOOLS["memory_timeline"].path, description=TOOLS["memory_timeline"].description)
+@router.get(
+    TOOLS["memory_timeline"].path,
+    description=TOOLS["memory_timeline"].description,
+    response_model=TimelineResult,
+)
 async def timeline(
     ref: RefPath,
     rt: RuntimeDep,
@@ -55,7 +46,11 @@ async def timeline(
     return JSONResponse(result)
 
 
-@router.get(TOOLS["memory_stats"].path, description=TOOLS["memory_stats"].description)
+@router.get(
+    TOOLS["memory_stats"].path,
+    description=TOOLS["memory_stats"].description,
+    response_model=StatsResult,
+)
 async def stats(
     rt: RuntimeDep, who: PrincipalDep, namespace: NamespaceQuery = None
 ) -> JSONResponse:
@@ -65,17 +60,21 @@ async def stats(
     return JSONResponse(await rt.memories.lifecycle.stats(who.namespace_for(namespace)))
 
 
-@router.post(TOOLS["memory_cleanup"].path, description=TOOLS["memory_cleanup"].description)
+@router.post(
+    TOOLS["memory_cleanup"].path,
+    description=TOOLS["memory_cleanup"].description,
+    response_model=CleanupResult,
+)
 async def cleanup(
     rt: RuntimeDep,
     who: PrincipalDep,
-    body: CleanupBody | None = None,
+    body: CleanupInput | None = None,
     namespace: NamespaceQuery = None,
 ) -> JSONResponse:
     """memory_cleanup (body `{force, dry_run}`, both optional)."""
     who.require("writer")
     rt.memories.require_enabled()
-    params = body or CleanupBody()
+    params = body or CleanupInput()
     result = await rt.memories.lifecycle.cleanup(
         who.namespace_for(namespace), force=params.force, dry_run=params.dry_run
     )

@@ -10,6 +10,7 @@ from service.api.http.responses import JSONResponse
 from service.api.http.strict_requests import StrictRoute
 from service.api.tools import TOOLS
 from service.core.models import LinkTypeParam, TermParam, WeightParam
+from service.core.results import LinkResult
 
 router = APIRouter(tags=["links"], route_class=StrictRoute)
 LINK = TOOLS["memory_link"]
@@ -25,7 +26,7 @@ class LinkBody(BaseModel):
     term: TermParam = None
 
 
-@router.put(LINK.path, description=LINK.description)
+@router.put(LINK.path, description=LINK.description, response_model=LinkResult)
 async def put_link(
     ref: RefPath,
     target: TargetPath,
@@ -44,7 +45,7 @@ async def put_link(
     )
 
 
-@router.delete(LINK.path, description="memory_link with remove=true.")
+@router.delete(LINK.path, description="memory_link with remove=true.", response_model=LinkResult)
 async def delete_link(
     ref: RefPath,
     target: TargetPath,

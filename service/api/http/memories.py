@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from service.api.http.deps import (
     NamespaceQuery,
@@ -18,33 +15,26 @@ from service.api.http.responses import JSONResponse
 from service.api.http.strict_requests import StrictRoute
 from service.api.params import NamespaceParam
 from service.api.tools import TOOLS
-from service.core.models import SaveInput, UpdateInput, drop_nulls
-from service.core.sorting import SortLinksParam, parse_sort_links
+from service.core.models import SaveInput, UpdateInput
+from service.core.results import DeleteResult, GetOneResult, GetResult, SaveResult
+from service.core.sorting import parse_sort_links
+from service.core.tool_inputs import GetInput
 from service.errors import NotFound
 
 router = APIRouter(tags=["memories"], route_class=StrictRoute)
 
 
-class GetBody(BaseModel):
+class GetBody(GetInput):
     """memory_get: ids and/or keys."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    ids: list[str] = Field(default_factory=list[str], description="Memory ids.")
-    keys: list[str] = Field(default_factory=list[str], description="Memory keys.")
-    key: str | None = Field(default=None, description="One memory key.")
-    sortLinks: SortLinksParam = None
     namespace: NamespaceParam = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def null_means_absent(cls, data: Any) -> Any:
-        """Null ids or keys are absent ones, as over MCP."""
-        return drop_nulls(data, ("ids", "keys"))
 
 
 @router.post(
-    TOOLS["memory_save"].path, status_code=201, description=TOOLS["memory_save"].description
+    TOOLS["memory_save"].path,
+    status_code=201,
+    description=TOOLS["memory_save"].description,
+    response_model=SaveResult,
 )
 async def save_memory(
     body: SaveInput, rt: RuntimeDep, who: PrincipalDep, namespace: NamespaceQuery = None
@@ -56,7 +46,7 @@ async def save_memory(
     return JSONResponse(result, status_code=201 if result["created"] else 200)
 
 
-@router.get("/v1/memories/{ref}")
+@router.get("/v1/memories/{ref}", response_model=GetOneResult)
 async def get_memory(
     ref: RefPath,
     rt: RuntimeDep,
@@ -70,7 +60,9 @@ async def get_memory(
     return JSONResponse(await rt.memories.get_one(who.namespace_for(namespace), ref, sort=sort))
 
 
-@router.post(TOOLS["memory_get"].path, description=TOOLS["memory_get"].description)
+@router.post(
+    TOOLS["memory_get"].path, description=TOOLS["memory_get"].description, response_model=GetResult
+)
 async def get_memories(body: GetBody, rt: RuntimeDep, who: PrincipalDep) -> JSONResponse:
     """memory_get: ids and/or keys; unknown ones are listed in `missing`."""
     who.require("reader")
@@ -81,7 +73,7 @@ async def get_memories(body: GetBody, rt: RuntimeDep, who: PrincipalDep) -> JSON
     )
 
 
-@router.patch("/v1/memories/{ref}")
+@router.patch("/v1/memories/{ref}", response_model=SaveResult)
 async def update_memory(
     ref: RefPath,
     body: UpdateInput,
@@ -94,7 +86,11 @@ async def update_memory(
     return JSONResponse(await rt.memories.update(who.namespace_for(namespace), ref, body))
 
 
-@router.delete(TOOLS["memory_delete"].path, description=TOOLS["memory_delete"].description)
+@router.delete(
+    TOOLS["memory_delete"].path,
+    description=TOOLS["memory_delete"].description,
+    response_model=DeleteResult,
+)
 async def delete_memory(
     ref: RefPath, rt: RuntimeDep, who: PrincipalDep, namespace: NamespaceQuery = None
 ) -> JSONResponse:

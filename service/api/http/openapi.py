@@ -1,5 +1,6 @@
 """The OpenAPI document as the server behaves: every `/v1` route documents the §2 envelope for
-each failure status it may answer (FastAPI's 422, which this server never sends, is dropped)."""
+each failure status it may answer (FastAPI's 422, which this server never sends, is dropped),
+and the request bodies state the configured limits."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ from typing import Any, Literal
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel, ConfigDict, Field
+
+from service.api.limits_schema import state_limits
+from service.config import LimitsSettings
 
 ERROR_STATUSES = {
     "400": "Invalid parameter (or 405: a method the route does not have).",
@@ -45,8 +49,9 @@ class ErrorEnvelope(BaseModel):
     error: str = Field(description="The message again (rulebook clients read `error`).")
 
 
-def install_openapi(app: FastAPI) -> None:
-    """Replace the app's OpenAPI builder with one that documents the error envelope."""
+def install_openapi(app: FastAPI, limits: LimitsSettings) -> None:
+    """Replace the app's OpenAPI builder with one that documents the error envelope and the
+    configured limits."""
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
@@ -56,7 +61,7 @@ def install_openapi(app: FastAPI) -> None:
                 description=app.description,
                 routes=app.routes,
             )
-            app.openapi_schema = with_errors(schema)
+            app.openapi_schema = with_limits(with_errors(schema), limits)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
@@ -83,4 +88,18 @@ def with_errors(schema: dict[str, Any]) -> dict[str, Any]:
     schemas["ErrorEnvelope"] = ErrorEnvelope.model_json_schema(
         ref_template="#/components/schemas/{model}"
     )
+    return schema
+
+
+def with_limits(schema: dict[str, Any], limits: LimitsSettings) -> dict[str, Any]:
+    """`schema` with the configured limits in every request body's model."""
+    components: dict[str, Any] = schema["components"]["schemas"]
+    for operations in schema["paths"].values():
+        for operation in operations.values():
+            content: dict[str, Any] = operation.get("requestBody", {}).get("content", {})
+            body: dict[str, Any] = content.get("application/json", {}).get("schema", {})
+            ref = str(body.get("$ref", ""))
+            if ref:
+                model: dict[str, Any] = components[ref.rsplit("/", 1)[-1]]
+                state_limits(model.get("properties", {}), limits)
     return schema

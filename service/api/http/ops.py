@@ -4,27 +4,63 @@ from __future__ import annotations
 
 import contextlib
 import time
-from typing import Any
+from typing import Literal, NotRequired
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from pydantic import with_config
+from typing_extensions import TypedDict
 
 from service.api.http.responses import JSONResponse
 from service.api.metrics import observe_context_backlog, observe_readiness
 from service.app import Runtime, RuntimeRef
+from service.core.results import CLOSED
 from service.errors import BackendUnavailable
+from service.version import VERSION
 
+PROMETHEUS_TEXT = {"type": "string", "description": "Prometheus text exposition format."}
 router = APIRouter(tags=["ops"])  # probes: cache-busters and scrape params are harmless
 
 
-@router.get("/healthz")
-async def healthz(request: Request) -> dict[str, Any]:
-    """Liveness: the process answers; `data_folder_id` names the data folder it serves."""
-    return {"success": True, "status": "ok", "data_folder_id": request.app.state.data_folder_id}
+@with_config(CLOSED)
+class Health(TypedDict):
+    success: bool
+    status: Literal["ok"]
+    version: str
+    data_folder_id: str | None
 
 
-@router.get("/readyz")
+@with_config(CLOSED)
+class ContextBacklog(TypedDict):
+    """Memories of this process's vector storage waiting for their context: `pending` (no
+    current text), `approximate` (vector still a mean), and the oldest's wait in seconds."""
+
+    pending: int
+    approximate: int
+    oldestWaitS: float
+
+
+@with_config(CLOSED)
+class Readiness(TypedDict):
+    """Each check: `status` ok or error, `ms`, and `error`/`message` when it failed; Qdrant's
+    `engine` and the embedder's `model`; the context backlog when Neo4j answered."""
+
+    success: bool
+    status: Literal["ok", "unavailable"]
+    checks: dict[str, dict[str, str]]
+    contextBacklog: NotRequired[ContextBacklog]
+
+
+@router.get("/healthz", response_model=Health)
+async def healthz(request: Request) -> Health:
+    """Liveness: the process answers; `version` is the package's, `data_folder_id` names the
+    data folder it serves."""
+    folder: str | None = request.app.state.data_folder_id
+    return {"success": True, "status": "ok", "version": VERSION, "data_folder_id": folder}
+
+
+@router.get("/readyz", response_model=Readiness)
 async def readyz(request: Request) -> JSONResponse:
     """Readiness: Neo4j, Qdrant and the embedder each answer, and the last vector write did not
     fail (or the engine has been reopened since). The context backlog is reported beside: a
@@ -34,7 +70,7 @@ async def readyz(request: Request) -> JSONResponse:
     checks = await readiness(runtime)
     ready = all(check["status"] == "ok" for check in checks.values())
     observe_readiness(checks)
-    body: dict[str, Any] = {
+    body: Readiness = {
         "success": ready,
         "status": "ok" if ready else "unavailable",
         "checks": checks,
@@ -44,7 +80,11 @@ async def readyz(request: Request) -> JSONResponse:
     return JSONResponse(body, status_code=200 if ready else 503)
 
 
-@router.get("/metrics")
+@router.get(
+    "/metrics",
+    response_class=Response,
+    responses={200: {"content": {CONTENT_TYPE_LATEST: {"schema": PROMETHEUS_TEXT}}}},
+)
 async def metrics(request: Request) -> Response:
     """Prometheus metrics (the context backlog read at the scrape)."""
     ref: RuntimeRef = request.app.state.runtime_ref
@@ -53,7 +93,7 @@ async def metrics(request: Request) -> Response:
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
 
-async def context_backlog(rt: Runtime) -> dict[str, Any]:
+async def context_backlog(rt: Runtime) -> ContextBacklog:
     """The backlog of the context indexers of this process's vector storage, all namespaces,
     also set in the metrics."""
     backlog = await rt.context.backlog_details()

@@ -19,6 +19,7 @@ from service.api.http.responses import JSONResponse
 from service.api.http.strict_requests import StrictRoute
 from service.api.params import NamespaceParam
 from service.api.tools import TOOLS
+from service.core.results import ContextResult, FulltextResult, SearchResult
 from service.core.scalars import Flag
 from service.core.search_inputs import (
     FulltextInput,
@@ -45,7 +46,11 @@ class RetrieveBody(RetrieveInput):
     namespace: NamespaceParam = None
 
 
-@router.post(TOOLS["retrieve_context"].path, description=TOOLS["retrieve_context"].description)
+@router.post(
+    TOOLS["retrieve_context"].path,
+    description=TOOLS["retrieve_context"].description,
+    response_model=ContextResult,
+)
 async def retrieve(body: RetrieveBody, rt: RuntimeDep, who: PrincipalDep) -> JSONResponse:
     """retrieve_context (body = its parameters)."""
     who.require("reader")
@@ -54,7 +59,11 @@ async def retrieve(body: RetrieveBody, rt: RuntimeDep, who: PrincipalDep) -> JSO
     return JSONResponse(await rt.retrieval.retrieve(who.namespace_for(body.namespace), params))
 
 
-@search_router.get(TOOLS["memory_search"].path, description=TOOLS["memory_search"].description)
+@search_router.get(
+    TOOLS["memory_search"].path,
+    description=TOOLS["memory_search"].description,
+    response_model=SearchResult,
+)
 async def search(
     rt: RuntimeDep,
     who: PrincipalDep,
@@ -87,7 +96,9 @@ async def search(
 
 
 @search_router.get(
-    TOOLS["memory_fulltext_search"].path, description=TOOLS["memory_fulltext_search"].description
+    TOOLS["memory_fulltext_search"].path,
+    description=TOOLS["memory_fulltext_search"].description,
+    response_model=FulltextResult,
 )
 async def fulltext(
     rt: RuntimeDep,

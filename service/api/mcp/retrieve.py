@@ -1,4 +1,5 @@
-"""The MCP tool retrieve_context (docs/contract.md §5), registered from its input model."""
+"""The MCP tool retrieve_context (docs/contract.md §5), registered from its input model and
+result type."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from mcp.server import MCPServer
 
 from service.api.mcp.session import ToolSession, model_tool
 from service.api.tools import TOOLS
+from service.core.results import ContextResult
 from service.core.search_inputs import RetrieveInput
 
 
@@ -18,6 +20,7 @@ def register(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
         prefix,
         TOOLS["retrieve_context"],
         RetrieveInput,
+        ContextResult,
         "reader",
         lambda runtime, namespace, params: runtime.retrieval.retrieve(namespace, params),
     )

@@ -1,5 +1,5 @@
 """The MCP search tools of seed 002, memory_search and memory_fulltext_search, registered from
-their input models."""
+their input models and result types."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from mcp.server import MCPServer
 
 from service.api.mcp.session import ToolSession, model_tool
 from service.api.tools import TOOLS
+from service.core.results import FulltextResult, SearchResult
 from service.core.search_inputs import FulltextInput, SearchInput
 
 
@@ -19,6 +20,7 @@ def register(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
         prefix,
         TOOLS["memory_search"],
         SearchInput,
+        SearchResult,
         "reader",
         lambda runtime, namespace, params: runtime.retrieval.search(namespace, params),
     )
@@ -28,6 +30,7 @@ def register(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
         prefix,
         TOOLS["memory_fulltext_search"],
         FulltextInput,
+        FulltextResult,
         "reader",
         lambda runtime, namespace, params: runtime.retrieval.fulltext(namespace, params),
     )

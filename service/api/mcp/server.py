@@ -9,16 +9,24 @@ import time
 from typing import Any
 
 from mcp.server import MCPServer
+from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, InputRequiredResult
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp_types import (
+    CallToolResult,
+    InputRequiredResult,
+    ListResourcesResult,
+    PaginatedRequestParams,
+)
 from pydantic import ValidationError
 
-from service.api.mcp import lifecycle, memories, retrieve, search
+from service.api.limits_schema import state_limits
+from service.api.mcp import lifecycle, memories, prompts, resources, retrieve, search
 from service.api.mcp.session import ToolSession, tool_result
 from service.api.metrics import ERRORS, TOOL_LATENCY
 from service.api.tools import TOOLS
 from service.app import RuntimeRef
+from service.config import LimitsSettings
 from service.errors import (
     InternalError,
     InvalidParameter,
@@ -29,6 +37,7 @@ from service.errors import (
     unknown_parameter,
 )
 from service.logs import REQUEST_ID
+from service.version import VERSION
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +62,14 @@ class EnvelopeMCPServer(MCPServer[Any]):
         super().__init__(**kwargs)
         self._prefix = prefix
         self._ref = ref
+        self.session = ToolSession(ref)
+
+    async def _handle_list_resources(
+        self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+    ) -> ListResourcesResult:
+        """The caller's most recent memories (the SDK's own list knows no caller)."""
+        context = Context(request_context=ctx, mcp_server=self)
+        return ListResourcesResult(resources=await resources.recent(self.session, context))
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any] | None = None
@@ -81,7 +98,8 @@ class EnvelopeMCPServer(MCPServer[Any]):
         except ToolError as exc:
             tool = name.removeprefix(self._prefix)
             cause = exc.__cause__
-            if isinstance(cause, ValidationError):
+            # The SDK's check of the arguments; past it, a ValidationError is of the answer.
+            if isinstance(cause, ValidationError) and not isinstance(exc, UnexpectedToolError):
                 return error_result(invalid_from_validation(cause.errors()), tool)
             if isinstance(cause, MnemographError):
                 return error_result(cause, tool)
@@ -90,11 +108,16 @@ class EnvelopeMCPServer(MCPServer[Any]):
             log.exception("tool %s failed", name, exc_info=cause or exc)
             return error_result(InternalError(REQUEST_ID.get()), tool)
 
-    def document_nullable_parameters(self) -> None:
-        """A parameter declared `X | None` has its description and examples inside the `anyOf`
-        branch of X; put them on the parameter itself, where clients and models read them."""
+    def publish_rules(self, limits: LimitsSettings) -> None:
+        """Input schemas that state what a call is checked against: no unknown argument (see
+        `_unknown_argument`) and the configured limits. A parameter declared `X | None` has its
+        description and examples inside the `anyOf` branch of X; they go on the parameter
+        itself, where clients and models read them."""
         for registered in self._tool_manager.list_tools():
-            for prop in registered.parameters.get("properties", {}).values():
+            registered.parameters["additionalProperties"] = False
+            properties: dict[str, Any] = registered.parameters.get("properties", {})
+            state_limits(properties, limits)
+            for prop in properties.values():
                 for branch in prop.get("anyOf", []):
                     for field in ("description", "examples"):
                         if field in branch and field not in prop:
@@ -114,18 +137,28 @@ class EnvelopeMCPServer(MCPServer[Any]):
 
 
 def build_mcp_server(
-    ref: RuntimeRef, prefix: str = "", search_enabled: bool = True
+    ref: RuntimeRef,
+    prefix: str = "",
+    search_enabled: bool = True,
+    limits: LimitsSettings | None = None,
 ) -> MCPServer[Any]:
     """The MCP server with every memory tool, named with `prefix`; the two search tools only
-    when `search.enabled`."""
+    when `search.enabled`; input schemas stating `limits` (the defaults when not given)."""
     server = EnvelopeMCPServer(
-        prefix, ref, name="mnemograph", instructions=INSTRUCTIONS, warn_on_duplicate_tools=False
+        prefix,
+        ref,
+        name="mnemograph",
+        version=VERSION,
+        instructions=INSTRUCTIONS,
+        warn_on_duplicate_tools=False,
     )
-    session = ToolSession(ref)
+    session = server.session
     memories.register(server, session, prefix)
+    resources.register(server, session)
+    prompts.register(server, session)
     retrieve.register(server, session, prefix)
     lifecycle.register(server, session, prefix)
     if search_enabled:
         search.register(server, session, prefix)
-    server.document_nullable_parameters()
+    server.publish_rules(limits or LimitsSettings())
     return server

@@ -1,25 +1,27 @@
 """What every MCP tool shares: the opening checks of a call (runtime, caller, memory switch,
-role), the shape of a successful result, and tools registered from their input models."""
+role), the shape of a successful result, and tools registered from their input and result types."""
 
 from __future__ import annotations
 
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar, get_type_hints
+from typing import Annotated, Any, TypeVar, get_type_hints
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, TextContent
-from pydantic import BaseModel
+from pydantic import ValidationError
 
 from service.api.params import NamespaceParam
 from service.api.tools import ToolSpec
 from service.app import Runtime, RuntimeRef
 from service.auth import Principal
 from service.config import Role
+from service.core.inputs import ToolInput
+from service.errors import invalid_from_validation
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M", bound=ToolInput)
 
 
 def tool_result(payload: Mapping[str, Any], is_error: bool = False) -> CallToolResult:
@@ -39,26 +41,18 @@ class ToolSession:
         self._ref = ref
 
     def open(self, ctx: Context[Any], role: Role) -> tuple[Runtime, Principal]:
-        runtime = self._ref.get()
-        principal = _principal(runtime, ctx)
+        runtime, principal = self.caller(ctx)
         runtime.memories.require_enabled()
         principal.require(role)
         return runtime, principal
 
-
-def _principal(runtime: Runtime, ctx: Context[Any]) -> Principal:
-    request = ctx.request_context.request
-    headers = getattr(request, "headers", None)
-    if headers is None:
-        return runtime.authenticator.stdio_principal()
-    return runtime.authenticator.authenticate(headers)
-
-
-def tool(server: MCPServer[Any], spec: ToolSpec, prefix: str) -> Any:
-    """The decorator that registers a tool with its name, description and hints from TOOLS."""
-    return server.tool(
-        name=f"{prefix}{spec.name}", description=spec.description, annotations=spec.annotations()
-    )
+    def caller(self, ctx: Context[Any]) -> tuple[Runtime, Principal]:
+        """The runtime and who calls: the API key's principal over HTTP, stdio's otherwise."""
+        runtime = self._ref.get()
+        headers = getattr(ctx.request_context.request, "headers", None)
+        if headers is None:
+            return runtime, runtime.authenticator.stdio_principal()
+        return runtime, runtime.authenticator.authenticate(headers)
 
 
 def model_tool(
@@ -67,27 +61,36 @@ def model_tool(
     prefix: str,
     spec: ToolSpec,
     model: type[M],
+    result: Any,
     role: Role,
     run: Callable[[Runtime, str, M], Awaitable[Mapping[str, Any]]],
 ) -> None:
-    """Register the tool `spec` with the parameters of its input `model` (names, types, bounds,
-    descriptions and defaults declared once, there) and `namespace`; a call validates its
-    arguments into the model and answers with what `run` returns."""
+    """Register the tool `spec` with the parameters of its input `model` and `namespace`, and
+    the output schema of its `result` type (each declared once, there); a call validates its
+    arguments into the model and answers with what `run` returns, which the SDK validates
+    against `result` (an answer the schema does not describe is a bug, not a success)."""
 
     async def call(ctx: Context[Any], **arguments: Any) -> CallToolResult:
         runtime, who = session.open(ctx, role)
         namespace = arguments.pop("namespace")
-        params = model.model_validate(arguments)
+        try:
+            params = model.model_validate(arguments)
+        except ValidationError as exc:
+            raise invalid_from_validation(exc.errors()) from exc
         return tool_result(await run(runtime, who.namespace_for(namespace), params))
 
+    returns = Annotated[CallToolResult, result]
     parameters = [_context_parameter(), *_model_parameters(model), _namespace_parameter()]
-    call.__signature__ = inspect.Signature(parameters, return_annotation=CallToolResult)  # type: ignore[attr-defined]
-    call.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": CallToolResult}
+    call.__signature__ = inspect.Signature(parameters, return_annotation=returns)  # type: ignore[attr-defined]
+    call.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": returns}
     call.__name__ = spec.name
-    tool(server, spec, prefix)(call)
+    server.tool(
+        name=f"{prefix}{spec.name}", description=spec.description, annotations=spec.annotations()
+    )(call)
 
 
-def _model_parameters(model: type[BaseModel]) -> list[inspect.Parameter]:
+def _model_parameters(model: type[ToolInput]) -> list[inspect.Parameter]:
+    """The model's fields as keyword parameters; a field whose null means absent takes null."""
     hints = get_type_hints(model, include_extras=True)
     return [
         inspect.Parameter(
@@ -98,7 +101,7 @@ def _model_parameters(model: type[BaseModel]) -> list[inspect.Parameter]:
                 if field.is_required()
                 else field.get_default(call_default_factory=True)
             ),
-            annotation=hints[name],
+            annotation=hints[name] | None if name in model.nullable else hints[name],
         )
         for name, field in model.model_fields.items()
     ]

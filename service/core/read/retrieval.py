@@ -4,7 +4,6 @@ memory_fulltext_search here; retrieve_context delegated to `service.core.read.co
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from service.config import Settings
 from service.core.hydration import MemoryReader
@@ -18,7 +17,13 @@ from service.core.read.fulltext import (
     parse_keywords,
 )
 from service.core.read.fusion import rrf
-from service.core.results import ContextResult, PagedResult
+from service.core.results import (
+    ContextResult,
+    FulltextItem,
+    FulltextResult,
+    SearchItem,
+    SearchResult,
+)
 from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
 from service.core.sorting import parse_sort_links
 from service.core.stores import Stores
@@ -38,7 +43,7 @@ class Retrieval:
 
     # -- memory_search --------------------------------------------------------------------
 
-    async def search(self, namespace: str, params: SearchInput) -> PagedResult:
+    async def search(self, namespace: str, params: SearchInput) -> SearchResult:
         """BM25, vector or both fused by RRF; `total` counts matches before paging."""
         require_enabled(self.settings)
         sort = parse_sort_links(params.sortLinks)
@@ -74,7 +79,7 @@ class Retrieval:
             offset_in_ranked = offset
         page = ranked[offset_in_ranked : offset_in_ranked + limit]
         views = await self.reader.hydrate(namespace, [i for i, _, _ in page], sort)
-        results = [
+        results: list[SearchItem] = [
             {
                 "id": memory_id,
                 "key": views[memory_id]["key"],
@@ -101,7 +106,7 @@ class Retrieval:
 
     # -- memory_fulltext_search -----------------------------------------------------------
 
-    async def fulltext(self, namespace: str, params: FulltextInput) -> PagedResult:
+    async def fulltext(self, namespace: str, params: FulltextInput) -> FulltextResult:
         """Keywords as literal terms (AND | OR), with highlighted excerpts."""
         require_enabled(self.settings)
         sort = parse_sort_links(params.sortLinks)
@@ -115,7 +120,7 @@ class Retrieval:
             limit,
         )
         views = await self.reader.hydrate(namespace, [i for i, _, _ in found.hits], sort)
-        results: list[dict[str, Any]] = []
+        results: list[FulltextItem] = []
         for memory_id, score, _ in found.hits:
             view = views.get(memory_id)
             if view is None:

@@ -28,6 +28,7 @@ from service.core.models import (
     iso_ms,
     now_utc,
 )
+from service.core.results import ImportLineError, ImportResult
 from service.core.scalars import Moment, NotAFlag
 from service.core.write.batch import BatchSaver
 from service.core.write.save_plan import Restored
@@ -177,7 +178,7 @@ class RestoreReport:
     superseded: int = 0
     failed: int = 0
     complete: bool = False
-    errors: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    errors: list[ImportLineError] = field(default_factory=list[ImportLineError])
     saved_lines: dict[str, int] = field(default_factory=dict[str, int])  # memory id -> line
 
     def refuse(self, line: int, error_type: str, message: str) -> None:
@@ -185,7 +186,7 @@ class RestoreReport:
         if len(self.errors) < MAX_LISTED_ERRORS:
             self.errors.append({"line": line, "error_type": error_type, "message": message})
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> ImportResult:
         return {
             "success": True,
             "memories": {
@@ -299,7 +300,7 @@ class Restorer:
             },
         )
         for (number, body, _), item in zip(chunk, result["results"], strict=True):
-            if not item["success"]:
+            if item["success"] is False:
                 report.refuse(number, item["error_type"], item["message"])
                 continue
             report.saved_lines[item["id"]] = number

@@ -34,7 +34,7 @@ PAGE = 500
 FULLTEXT_INDEX = "memory_fulltext"
 _EPOCH = datetime(1, 1, 1, tzinfo=UTC)
 
-Window = Annotated[int, NotAFlag, Field(ge=1, le=50)]
+Window = Annotated[int, Field(ge=1, le=50), NotAFlag]
 WINDOW_DESCRIPTION = "Memories to show on each side of the anchor (1–50)."
 FORCE_DESCRIPTION = "Evict down to 85% of the budget even when under it."
 DRY_RUN_DESCRIPTION = "Report what would be evicted without deleting anything."

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from service.config import LimitsSettings, Settings
 from service.core.models import SaveInput, now_utc
+from service.core.results import BatchRefused, BatchResult, BatchSaved
 from service.core.stores import Stores
 from service.core.write.batch_plan import BatchPlanner, Planned, changed_texts, plan_batch
 from service.core.write.save_plan import (
@@ -97,7 +98,7 @@ class BatchSaver:
         items: Sequence[object],
         cleanup: Cleanup | None = None,
         restored: Mapping[int, Restored] | None = None,
-    ) -> dict[str, Any]:
+    ) -> BatchResult:
         """Per-item results in the order given; `saved` + `failed` = the number of items.
         `cleanup(namespace, keep)` runs when the saves push the namespace over its budget;
         `restored` (an import) gives items their exported timestamps and supersession."""
@@ -215,11 +216,11 @@ def batch_response(
     checked: Sequence[Checked],
     planned: Sequence[Planned],
     errors: Mapping[int, MnemographError],
-) -> dict[str, Any]:
+) -> BatchResult:
     """`{success, results, saved, failed}`: a saved item's id, key and created flag, or the
     error envelope of the item that was refused (with the key it gave, if any)."""
     plans = {p.index: p.plan for p in planned}
-    results: list[dict[str, Any]] = []
+    results: list[BatchSaved | BatchRefused] = []
     for index, item in enumerate(checked):
         plan = plans.get(index)
         if plan is not None:
@@ -234,9 +235,13 @@ def batch_response(
             )
             continue
         error = item if isinstance(item, MnemographError) else errors[index]
-        results.append(
-            {"index": index, **error_envelope(error), "id": None, "key": _given_key(items[index])}
-        )
+        refused = {
+            "index": index,
+            **error_envelope(error),
+            "id": None,
+            "key": _given_key(items[index]),
+        }
+        results.append(cast(BatchRefused, refused))
     return {
         "success": True,
         "results": results,
