@@ -26,6 +26,7 @@ from service.core.results import (
     SaveResult,
 )
 from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
+from service.core.upkeep.context_index import Backlog
 from service.core.write.batch import batch_response, validate_items
 from service.core.write.batch_plan import Planned
 from service.core.write.save_plan import plan_memory
@@ -149,6 +150,13 @@ def fake_id(index: int) -> str:
     return f"00000000-0000-4000-8000-{index:012d}"
 
 
+class FakeContext:
+    """A context indexer with nothing waiting."""
+
+    async def backlog_details(self, namespace: str | None = None) -> Backlog:
+        return Backlog(0, 0, 0.0)
+
+
 @dataclass
 class FakeRuntime:
     settings: Settings
@@ -156,6 +164,7 @@ class FakeRuntime:
     retrieval: FakeRetrieval
     batch: FakeBatch
     authenticator: Authenticator
+    context: FakeContext = field(default_factory=FakeContext)
 
 
 def fake_runtime(settings: Settings) -> FakeRuntime:
