@@ -112,9 +112,10 @@ def test_the_inspector_calls_every_tool(inspector: Inspector) -> None:
     fulltext = inspector.call("memory_fulltext_search", keywords=["walkway"], namespace=ns)
     assert [r["key"] for r in fulltext["results"]] == ["insp-a"]
     context = inspector.call(
-        "retrieve_context", query="When were the walkway lamps replaced?", limit=1, namespace=ns
+        "retrieve_context", query="When were the walkway lamps replaced?", limit=2, namespace=ns
     )
-    assert [r["key"] for r in context["results"]] == ["insp-a"]
+    found = {r["key"]: (r["hop_distance"], r["path"]) for r in context["results"]}
+    assert found == {"insp-a": (None, None), "insp-b": (1, ["insp-a", "insp-b"])}
     timeline = inspector.call("memory_timeline", memoryId="insp-b", window=1, namespace=ns)
     assert timeline["anchor"] == second["memory"]["id"]
     assert [t["key"] for t in timeline["timeline"]] == ["insp-a", "insp-b"]

@@ -319,7 +319,8 @@ async def test_a_seed_linked_from_a_stronger_seed_shows_that_graph_evidence_in_h
         r["key"]: (r["hop_distance"], r["path"], r["scores"].get("graph"))
         for r in result["results"]
     }
-    assert keys(result["results"]) == ["reply", "question"]
+    # (The question may now outrank the reply: its graph evidence joins its fused relevance.)
+    assert sorted(keys(result["results"])) == ["question", "reply"]
     assert found["reply"] == (None, None, None)
     assert found["question"] == (1, ["reply", "question"], pytest.approx(1 / 1.5))
 

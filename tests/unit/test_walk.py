@@ -14,8 +14,8 @@ def row(from_id: str, to_id: str, weight: float | None = 0.5) -> list[Any]:
     return [from_id, to_id, to_id.upper(), "note", [], 50.0, 1000, weight, False]
 
 
-def walk(seeds: dict[str, float], budget: int = 100) -> Walk:
-    return Walk(seeds, {seed_id: seed_id.upper() for seed_id in seeds}, budget)
+def walk(seeds: dict[str, float], budget: int = 100, max_hops: int = 2) -> Walk:
+    return Walk(seeds, {seed_id: seed_id.upper() for seed_id in seeds}, budget, max_hops)
 
 
 def summary(found: dict[str, Any]) -> dict[str, tuple[int, list[str], float, str]]:
@@ -62,3 +62,20 @@ def test_the_budget_bounds_the_memories_reached_but_not_the_seeds_evidence() -> 
     graph = walk({"a": 1.0, "b": 0.5}, budget=3)
     graph.step([row("a", "x"), row("a", "y"), row("a", "b")], 1)
     assert sorted(graph.results()) == ["b", "x"]
+
+
+def test_a_seed_reached_through_a_weaker_seed_carries_the_path_through_it() -> None:
+    # first - second - third, all seeds: third is stronger than second, so second alone cannot
+    # explain it, but first reaches it through second.
+    graph = walk({"first": 1.0, "third": 0.8, "second": 0.5})
+    graph.step([row("first", "second", 0.9), row("second", "third", 0.5)], 1)
+    graph.step([], 2)
+    found = summary(graph.results())
+    assert found["second"] == (1, ["FIRST", "SECOND"], 0.9, "first")
+    assert found["third"] == (2, ["FIRST", "SECOND", "THIRD"], 0.45, "first")
+
+
+def test_evidence_through_seeds_stops_at_max_hops() -> None:
+    graph = walk({"first": 1.0, "third": 0.8, "second": 0.5}, max_hops=1)
+    graph.step([row("first", "second", 0.9), row("second", "third", 0.5)], 1)
+    assert sorted(graph.results()) == ["second"]

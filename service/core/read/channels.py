@@ -231,7 +231,7 @@ class Channels:
             min_value=prune.min_value if prune else None,
         )
         row = rows[0]
-        walk = Walk(seeds, dict(row["seeds"]), budget)
+        walk = Walk(seeds, dict(row["seeds"]), budget, max_hops)
         frontier = walk.step(row["first"], 1)
         if max_hops >= 2:
             wanted = set(frontier)

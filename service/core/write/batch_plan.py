@@ -8,6 +8,7 @@ import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 from service.core.models import LinkSpec, SaveInput, now_utc
@@ -80,6 +81,7 @@ class BatchPlanner:
     stored: dict[str, str]
     # memory id -> its superseder: the stored chains above the items' memories, then this batch's
     superseder_of: dict[str, str] = field(default_factory=dict[str, str])
+    now: datetime = field(default_factory=now_utc)  # the creation time of the batch's new memories
     planned: list[Planned] = field(default_factory=list[Planned])
     errors: dict[int, MnemographError] = field(default_factory=dict[int, MnemographError])
     _batch: dict[str, str] = field(default_factory=dict[str, str])  # key or id -> id
@@ -144,7 +146,7 @@ class BatchPlanner:
             key=data.key or (existing["key"] if existing else None),
             created_at=restored.created_at
             if restored
-            else (existing["created_at"] if existing else now_utc()),
+            else (existing["created_at"] if existing else self.now),
             embedder_model=self.model,
             dimensions=self.dimensions,
         )
