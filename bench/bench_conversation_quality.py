@@ -1,10 +1,14 @@
 """Retrieval quality on long multi-session conversations, measured through the HTTP API.
 Owns ingestion (one turn per POST, linked to the previous turn), the per-mode runs and the report.
 
-Run: `python -m bench.bench_conversation_quality [--conversations N] [--turns N]
-[--split tune|heldout|all] [--ingest-only]`. Tune on `tune`; `heldout` is the half nobody tunes
-on. `--ingest-only` measures the saves and the context drain alone
-(bench/results/conversation_ingest_hops<H>.json, H the `search.context_hops` of the run).
+Run: `python -m bench.bench_conversation_quality [--style dialogue|assistant]
+[--conversations N] [--turns N] [--split tune|heldout|all] [--without-contexts] [--ingest-only]`.
+`dialogue` (the default) is two people's short turns (`bench.conversations`); `assistant` a user's
+short asks and an assistant's long answers (`bench.assistant_chats`). Tune on `tune`; `heldout`
+is the half nobody tunes on. `--without-contexts` adds the row of hybrid with the contextual
+channels' weights at 0 (in-process, on the same stores). `--ingest-only` measures the saves and
+the context drain alone (bench/results/conversation_ingest_hops<H>.json, H the
+`search.context_hops` of the run).
 """
 
 from __future__ import annotations
@@ -25,20 +29,28 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 
+from bench import assistant_chats, conversations
 from bench.common import RESULTS, context_backlog, local_neo4j, summary, wait_context
 from bench.conversation_facts import QTYPES
-from bench.conversations import SEED, Dataset, Question, Turn, generate, iter_split
+from bench.conversations import SEED, Dataset, Question, Turn, iter_split
+from service.auth import DEFAULT_NAMESPACE
 from service.config import Neo4jSettings, Settings, load_settings
+from service.core.read.retrieval import Retrieval
+from service.core.search_inputs import RetrieveInput
 
 MODES: tuple[str, ...] = ("vector", "keyword", "kv", "graph", "hybrid")
 RRF_ROW = "rrf(bm25,vector)"
 FRESH_ROW = "hybrid fresh"  # asked right after the last save, before the backlog drained
+PLAIN_ROW = "hybrid no contexts"  # vector_context and keyword_context weighted 0
 RRF_K = 60
 KS = (5, 10, 20)
 LIMIT = 20
 RRF_FETCH = 50
 PROGRESS_EVERY = 250
-DEFAULTS = {"conversations": 10, "turns": 300}
+STYLES = {
+    "dialogue": (conversations.generate, {"conversations": 10, "turns": 300}),
+    "assistant": (assistant_chats.generate, assistant_chats.DEFAULTS),
+}
 
 Ranks = dict[str, list[str]]
 
@@ -95,6 +107,27 @@ async def retrieve(
     return [item["key"] for item in response.json()["results"]], elapsed
 
 
+async def rank_plain(retrieval: Retrieval, questions: Sequence[Question]) -> dict[str, list[str]]:
+    """Hybrid in-process with `retrieval`'s settings (those of PLAIN_ROW)."""
+    ranks: dict[str, list[str]] = {}
+    for question in questions:
+        params = RetrieveInput(
+            query=question.text, search_mode="hybrid", sort_by="relevance", limit=LIMIT
+        )
+        found = await retrieval.retrieve(DEFAULT_NAMESPACE, params)
+        ranks[question.qid] = [item["key"] for item in found["results"]]
+    return ranks
+
+
+def without_contexts(settings: Settings) -> Settings:
+    """The settings with the contextual channels' fusion weights at 0."""
+    fusion = settings.search.fusion.model_copy(
+        update={"vector_context": 0.0, "keyword_context": 0.0}
+    )
+    search = settings.search.model_copy(update={"fusion": fusion})
+    return settings.model_copy(update={"search": search})
+
+
 async def rank_all(
     client: httpx.AsyncClient, questions: Sequence[Question]
 ) -> tuple[dict[str, Ranks], dict[str, list[float]]]:
@@ -133,13 +166,19 @@ def mean(rows: Sequence[dict[str, float]]) -> dict[str, float]:
     return {name: round(sum(row[name] for row in rows) / max(1, len(rows)), 3) for name in names}
 
 
+def rows_of(ranks: dict[str, Ranks]) -> tuple[str, ...]:
+    """The rows measured: every mode, fresh hybrid, RRF, and PLAIN_ROW when it was asked."""
+    rows = (*MODES, FRESH_ROW, RRF_ROW)
+    return (*rows, PLAIN_ROW) if any(PLAIN_ROW in row for row in ranks.values()) else rows
+
+
 def aggregate(questions: Sequence[Question], ranks: dict[str, Ranks]) -> dict[str, Any]:
-    """Mean metrics per row (modes and RRF), overall and per question type."""
+    """Mean metrics per row (modes, RRF and the others asked), overall and per question type."""
     report: dict[str, Any] = {
         "questions": len(questions),
         "by_type_count": {t: sum(q.qtype == t for q in questions) for t in QTYPES},
     }
-    for row in (*MODES, FRESH_ROW, RRF_ROW):
+    for row in rows_of(ranks):
         scored = [(q.qtype, metrics(ranks[q.qid][row], q.keys)) for q in questions]
         report[row] = {
             "overall": mean([s for _, s in scored]),
@@ -160,11 +199,11 @@ def first_hits(questions: Sequence[Question], ranks: dict[str, Ranks]) -> list[d
 
 
 async def measure(
-    settings: Settings, dataset: Dataset, split: str, ask: bool = True
+    settings: Settings, dataset: Dataset, split: str, ask: bool = True, plain: bool = False
 ) -> dict[str, Any]:
     """Ingest every conversation through the API, wait until every contextual text is indexed
     (as a later question would find it), then (unless not `ask`) ask the split's questions in
-    every mode."""
+    every mode (and with `plain`, PLAIN_ROW's)."""
     app = _create_app(settings)
     transport = httpx.ASGITransport(app=app)
     questions = list(iter_split(dataset, split))
@@ -181,6 +220,11 @@ async def measure(
         ranks, latency = await rank_all(client, questions) if ask else ({}, {})
         for qid, ranked in fresh_ranks.items():
             ranks[qid][FRESH_ROW] = ranked
+        if ask and plain:
+            stores = app.state.runtime_ref.get().retrieval.channels.stores
+            plain_retrieval = Retrieval(without_contexts(settings), stores)
+            for qid, ranked in (await rank_plain(plain_retrieval, questions)).items():
+                ranks[qid][PLAIN_ROW] = ranked
         if ask:
             latency[FRESH_ROW] = fresh_latency
     ingested = {
@@ -205,8 +249,16 @@ async def measure(
     }
 
 
-def run(conversations: int, turns: int, split: str, seed: int, ask: bool = True) -> dict[str, Any]:
-    dataset = generate(conversations, turns, seed)
+def run(
+    style: str,
+    conversations: int,
+    turns: int,
+    split: str,
+    seed: int,
+    ask: bool = True,
+    plain: bool = False,
+) -> dict[str, Any]:
+    dataset = STYLES[style][0](conversations, turns, seed)
     print(
         f"{len(dataset.turns)} turns, {len(dataset.questions)} questions "
         f"({sum(q.split == 'tune' for q in dataset.questions)} tune)",
@@ -214,8 +266,10 @@ def run(conversations: int, turns: int, split: str, seed: int, ask: bool = True)
     )
     with local_neo4j() as (neo4j, folder):
         settings = service_settings(neo4j, folder / "service")
-        results = asyncio.run(measure(settings, dataset, split, ask))
+        results = asyncio.run(measure(settings, dataset, split, ask, plain))
     config = {"conversations": conversations, "turns": turns, "seed": seed, "split": split}
+    if style != "dialogue":
+        config = {"style": style, **config}
     if not ask:
         config = {**config, "split": "none", "context_hops": results["ingest"]["context_hops"]}
     return {"config": config, **results}
@@ -232,7 +286,8 @@ def table(name: str, report: dict[str, Any], latency: dict[str, Any]) -> str:
     lines.append(
         f"{'mode':<18}{'R@5':>7}{'R@10':>7}{'R@20':>7}{'hit@10':>8}{'MRR':>7}{'p50 ms':>9}"
     )
-    for row in (*MODES, FRESH_ROW, RRF_ROW):
+    rows = tuple(row for row in (*MODES, FRESH_ROW, RRF_ROW, PLAIN_ROW) if row in report)
+    for row in rows:
         m = report[row]["overall"]
         p50 = f"{latency[row]['p50_ms']:.1f}" if row in latency else "-"
         lines.append(
@@ -240,7 +295,7 @@ def table(name: str, report: dict[str, Any], latency: dict[str, Any]) -> str:
             f"{m['hit@10']:>8.3f}{m['mrr']:>7.3f}{p50:>9}"
         )
     lines.append(f"{'R@10 / MRR':<18}" + "".join(f"{t:>15}" for t in QTYPES))
-    for row in (*MODES, FRESH_ROW, RRF_ROW):
+    for row in rows:
         cells = report[row]["by_type"]
         parts = [f"{cells[t]['recall@10']:.2f} / {cells[t]['mrr']:.2f}" for t in QTYPES]
         lines.append(f"{row:<18}" + "".join(f"{part:>15}" for part in parts))
@@ -261,11 +316,15 @@ def revision() -> str:
 
 
 def write(results: dict[str, Any]) -> Path:
-    """bench/results/conversation_quality[_<C>x<T>][_<split>].json, or for an ingest alone
-    conversation_ingest[_<C>x<T>]_hops<H>.json."""
+    """bench/results/conversation_quality[_assistant][_<C>x<T>][_<split>].json, or for an ingest
+    alone conversation_ingest[_assistant][_<C>x<T>]_hops<H>.json."""
     config = results["config"]
+    style = config.get("style", "dialogue")
     name = "conversation_quality" if config["split"] != "none" else "conversation_ingest"
-    if (config["conversations"], config["turns"]) != tuple(DEFAULTS.values()):
+    if style != "dialogue":
+        name += f"_{style}"
+    defaults = STYLES[style][1]
+    if (config["conversations"], config["turns"]) != (defaults["conversations"], defaults["turns"]):
         name += f"_{config['conversations']}x{config['turns']}"
     if config["split"] == "none":
         name += f"_hops{config['context_hops']}"
@@ -286,14 +345,25 @@ def write(results: dict[str, Any]) -> Path:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--conversations", type=int, default=DEFAULTS["conversations"])
-    parser.add_argument("--turns", type=int, default=DEFAULTS["turns"], help="per conversation")
+    parser.add_argument("--style", choices=tuple(STYLES), default="dialogue")
+    parser.add_argument("--conversations", type=int, help="default: 10")
+    parser.add_argument("--turns", type=int, help="per conversation; default 300 (assistant 120)")
     parser.add_argument("--split", choices=("tune", "heldout", "all"), default="all")
     parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--without-contexts", action="store_true", help=f"add the {PLAIN_ROW} row")
     parser.add_argument("--ingest-only", action="store_true", help="saves and drain, no questions")
     args = parser.parse_args(argv)
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request otherwise
-    results = run(args.conversations, args.turns, args.split, args.seed, not args.ingest_only)
+    defaults = STYLES[args.style][1]
+    results = run(
+        args.style,
+        args.conversations or defaults["conversations"],
+        args.turns or defaults["turns"],
+        args.split,
+        args.seed,
+        not args.ingest_only,
+        args.without_contexts,
+    )
     ingest = results["ingest"]
     print(
         f"ingested {ingest['turns']} turns in {ingest['seconds']} s ({ingest['turns_per_s']}/s), "

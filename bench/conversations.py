@@ -105,23 +105,27 @@ def _conversation(
         for build in BUILDERS:
             if rng.random() < share:
                 build(person, plan)
-    dates = _session_dates(sessions, rng)
+    dates = session_dates(sessions, rng)
     said, where = _layout(index, pair, plan, dates, turns, rng)
-    asked = [
+    return said, drafted_questions(f"conv{index}", plan, where)
+
+
+def drafted_questions(prefix: str, plan: Plan, where: dict[str, Turn]) -> list[Question]:
+    """The plan's questions, their ids under `prefix`, answers and keys from where refs landed."""
+    return [
         Question(
-            qid=f"conv{index}:{draft.qid}",
+            qid=f"{prefix}:{draft.qid}",
             qtype=draft.qtype,
             text=draft.text,
-            answer=_resolve(draft.answer, where),
+            answer=resolve(draft.answer, where),
             keys=tuple(where[ref].key for ref in draft.refs),
-            split=split_of(f"conv{index}:{draft.qid}"),
+            split=split_of(f"{prefix}:{draft.qid}"),
         )
         for draft in plan.drafts
     ]
-    return said, asked
 
 
-def _session_dates(sessions: int, rng: random.Random) -> list[datetime]:
+def session_dates(sessions: int, rng: random.Random) -> list[datetime]:
     """Weeks apart (one to five), evening or daytime, starting somewhere in 2023."""
     day = datetime(2023, 1, 2) + timedelta(days=rng.randrange(200))
     dates: list[datetime] = []
@@ -205,7 +209,7 @@ def _small_talk(rng: random.Random, listener: str, pair: tuple[str, str]) -> str
     )
 
 
-def _resolve(answer: str, where: dict[str, Turn]) -> str:
+def resolve(answer: str, where: dict[str, Turn]) -> str:
     """Replace date placeholders by dates computed from the session of the referred turn."""
 
     def one(match: re.Match[str]) -> str:
