@@ -13,6 +13,14 @@ CALL (item) {
 WITH item
 MATCH (m:Memory {id: item.id})
 WHERE m.context_seq = item.seq
-SET m.context_text = item.text, m.context_state = $state,
+SET m.context_state = $state,
     m.context_since = CASE WHEN $state = 'ok' THEN null ELSE m.context_since END
+// The text only when it changed: each write of it is one more version in Lucene's statistics
+// until segments merge (the second pass mostly finds the first pass's text).
+WITH m, item
+CALL (m, item) {
+  WITH m, item
+  WHERE m.context_text IS NULL OR m.context_text <> item.text
+  SET m.context_text = item.text
+}
 RETURN count(m) AS synced

@@ -81,10 +81,11 @@ async def answers(client: httpx.AsyncClient) -> list[Any]:
 
 def comparable(retrieved: dict[str, Any]) -> dict[str, Any]:
     """A retrieve answer without the BM25 score of the context texts and the fused score made
-    with it. Lucene's statistics count every version of a document until its segments merge,
-    and the background indexer rewrites a memory's context text as its links arrive: one by
-    one after single saves, at once after an import. The texts are the same (and every other
-    channel's score, the order and the ids), their BM25 scores a little apart."""
+    with it, and in hybrid in key order. Lucene's statistics count every version of a document
+    until its segments merge, and the background indexer rewrites a memory's context text as
+    its links arrive: one by one after single saves, at once after an import. The texts are the
+    same (and every other channel's score and the ids), their BM25 scores a little apart, which
+    can swap two hybrid results of close relevance."""
     results = [
         {
             **{name: value for name, value in result.items() if name != "score"},
@@ -94,21 +95,21 @@ def comparable(retrieved: dict[str, Any]) -> dict[str, Any]:
         }
         for result in retrieved["results"]
     ]
+    if retrieved.get("search_mode_used") == "hybrid":
+        results.sort(key=lambda result: str(result["key"]))
     return {**retrieved, "results": results}
 
 
-async def settled(client: httpx.AsyncClient, timeout_s: float = 60) -> list[Any]:
-    """The answers once two rounds a second apart agree: the graph-contextual vectors are
-    refreshed in the background after saves, links and imports."""
+async def settled(client: httpx.AsyncClient, timeout_s: float = 120) -> list[Any]:
+    """The answers once the service's context backlog is empty (/readyz): the graph-contextual
+    texts and vectors are refreshed in the background after saves, links and imports."""
     deadline = time.monotonic() + timeout_s
-    previous = await answers(client)
     while time.monotonic() < deadline:
-        await asyncio.sleep(1)
-        current = await answers(client)
-        if current == previous:
-            return current
-        previous = current
-    raise AssertionError("the answers kept changing")
+        backlog = (await client.get("/readyz")).json()["contextBacklog"]
+        if backlog["pending"] == backlog["approximate"] == 0:
+            return await answers(client)
+        await asyncio.sleep(0.5)
+    raise AssertionError("the context backlog did not drain")
 
 
 async def test_export_clean_up_import_gives_identical_results(stack: Stack) -> None:
