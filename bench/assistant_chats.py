@@ -8,7 +8,6 @@ Each turn is one memory (`chat3:s02:t017`) linked to the previous turn of its se
 from __future__ import annotations
 
 import random
-from datetime import timedelta
 
 from bench import assistant_vocab as a
 from bench import conversation_vocab as v
@@ -19,6 +18,7 @@ from bench.conversations import (
     Dataset,
     Question,
     Turn,
+    add_session,
     drafted_questions,
     session_dates,
 )
@@ -59,20 +59,8 @@ def _chat(
         budget = turns // sessions + (1 if session < turns % sessions else 0)
         episodes = [episode for episode in plan.episodes if episode.session == session]
         rng.shuffle(episodes)
-        previous: str | None = None
-        for position, line in enumerate(_session_lines(person, episodes, budget)):
-            turn = Turn(
-                key=f"chat{index}:s{session:02d}:t{len(said):03d}",
-                session_id=f"chat{index}:s{session:02d}",
-                speaker=line.speaker,
-                text=line.text,
-                at=start + timedelta(seconds=90 * position),
-                previous=previous,
-            )
-            said.append(turn)
-            previous = turn.key
-            if line.ref:
-                where[line.ref] = turn
+        lines = _session_lines(person, episodes, budget)
+        add_session(f"chat{index}", session, lines, start, 90, said, where)
     return said, drafted_questions(f"chat{index}", plan, where)
 
 

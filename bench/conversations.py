@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -151,21 +151,36 @@ def _layout(
         budget = turns // sessions + (1 if session < turns % sessions else 0)
         episodes = [episode for episode in plan.episodes if episode.session == session]
         rng.shuffle(episodes)
-        previous: str | None = None
-        for position, line in enumerate(_session_lines(pair, episodes, budget, rng)):
-            turn = Turn(
-                key=f"conv{index}:s{session:02d}:t{len(said):03d}",
-                session_id=f"conv{index}:s{session:02d}",
-                speaker=line.speaker,
-                text=line.text,
-                at=start + timedelta(seconds=45 * position),
-                previous=previous,
-            )
-            said.append(turn)
-            previous = turn.key
-            if line.ref:
-                where[line.ref] = turn
+        lines = _session_lines(pair, episodes, budget, rng)
+        add_session(f"conv{index}", session, lines, start, 45, said, where)
     return said, where
+
+
+def add_session(
+    conversation: str,
+    session: int,
+    lines: Iterable[Line],
+    start: datetime,
+    spacing_s: int,
+    said: list[Turn],
+    where: dict[str, Turn],
+) -> None:
+    """Append one session's lines to `said` as turns `spacing_s` apart, each linked to the turn
+    before it; `where` learns the turn each fact ref landed on."""
+    previous: str | None = None
+    for position, line in enumerate(lines):
+        turn = Turn(
+            key=f"{conversation}:s{session:02d}:t{len(said):03d}",
+            session_id=f"{conversation}:s{session:02d}",
+            speaker=line.speaker,
+            text=line.text,
+            at=start + timedelta(seconds=spacing_s * position),
+            previous=previous,
+        )
+        said.append(turn)
+        previous = turn.key
+        if line.ref:
+            where[line.ref] = turn
 
 
 def _session_lines(
