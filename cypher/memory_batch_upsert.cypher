@@ -10,7 +10,8 @@ MERGE (m:Memory {id: row.id})
 ON CREATE SET m.created_at = row.created_at, m.accessed_at = row.created_at, m.access_count = 0
 WITH m, row, coalesce(m.content_hash, '') <> row.content_hash AS changed,
      m.size_bytes IS NULL AS created, coalesce(m.size_bytes, 0) AS old_size
-SET m.namespace = $namespace,
+SET m:$($namespace_label),
+    m.namespace = $namespace,
     m.key = row.key,
     m.type = row.type,
     m.title = row.title,

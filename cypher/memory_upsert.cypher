@@ -6,7 +6,8 @@ MERGE (m:Memory {id: $id})
 ON CREATE SET m.created_at = $created_at, m.accessed_at = $created_at, m.access_count = 0
 WITH m, coalesce(m.content_hash, '') <> $content_hash AS changed,
      m.size_bytes IS NULL AS created, coalesce(m.size_bytes, 0) AS old_size
-SET m.namespace = $namespace,
+SET m:$($namespace_label),
+    m.namespace = $namespace,
     m.key = $key,
     m.type = $type,
     m.title = $title,

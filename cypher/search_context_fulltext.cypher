@@ -1,6 +1,6 @@
-// Lucene BM25 over the graph-contextual text (a memory joined with its neighbours), then the
-// namespace and memory filters; same shape as search_fulltext.
-CALL db.index.fulltext.queryNodes('memory_context_fulltext', $lucene, {limit: $fetch})
+// Lucene BM25 over the graph-contextual text (a memory joined with its neighbours) in the
+// namespace's own index ($context_index), then the memory filters; same shape as search_fulltext.
+CALL db.index.fulltext.queryNodes($context_index, $lucene, {limit: $fetch})
 YIELD node AS m, score
 WITH count(*) AS fetched, collect(CASE WHEN m.namespace = $namespace AND
     // @include memory_filter

@@ -1,8 +1,9 @@
-// Lucene BM25 top hits ($fetch, best first), then the namespace and memory filters.
+// Lucene BM25 top hits of the namespace's own index ($text_index; $fetch, best first), then the
+// memory filters.
 // `fetched` tells the caller whether Lucene may hold more hits than it returned; `matched`
 // counts the kept ones (memory_search's and memory_fulltext_search's `total`); with $beyond,
 // `beyond` lists the kept ones after the page (hybrid memory_search counts each memory once).
-CALL db.index.fulltext.queryNodes('memory_fulltext', $lucene, {limit: $fetch})
+CALL db.index.fulltext.queryNodes($text_index, $lucene, {limit: $fetch})
 YIELD node AS m, score
 WITH count(*) AS fetched, collect(CASE WHEN m.namespace = $namespace AND
     // @include memory_filter

@@ -1,10 +1,11 @@
 // retrieve_context's lexical channels in one round trip: Lucene BM25 over the memories' own text
-// (`keyword`) and over their graph-contextual text (`keyword_context`), each shaped as
+// (`keyword`, $text_index) and over their graph-contextual text (`keyword_context`,
+// $context_index), both indexes of the namespace alone, each shaped as
 // search_fulltext returns it, and the key-value rows of search_kv (`kv`). A channel whose flag
 // ($keyword, $keyword_context, $kv) is false looks nothing up and returns no hits.
 CALL () {
   UNWIND CASE WHEN $keyword THEN [1] ELSE [] END AS wanted
-  CALL db.index.fulltext.queryNodes('memory_fulltext', $lucene, {limit: $fetch})
+  CALL db.index.fulltext.queryNodes($text_index, $lucene, {limit: $fetch})
   YIELD node AS m, score
   WITH count(*) AS fetched, collect(CASE WHEN m.namespace = $namespace AND
       // @include memory_filter
@@ -13,7 +14,7 @@ CALL () {
 }
 CALL () {
   UNWIND CASE WHEN $keyword_context THEN [1] ELSE [] END AS wanted
-  CALL db.index.fulltext.queryNodes('memory_context_fulltext', $lucene, {limit: $fetch})
+  CALL db.index.fulltext.queryNodes($context_index, $lucene, {limit: $fetch})
   YIELD node AS m, score
   WITH count(*) AS fetched, collect(CASE WHEN m.namespace = $namespace AND
       // @include memory_filter

@@ -5,6 +5,7 @@ The only module that imports `neo4j`. Values leave it as plain Python (datetimes
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import re
@@ -30,7 +31,7 @@ from neo4j import exceptions as neo4j_errors
 from neo4j import time as neo4j_time
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
-from service.config import Neo4jSettings
+from service.config import NAMESPACE_PATTERN, Neo4jSettings
 from service.errors import BackendUnavailable, Conflict, MnemographError
 from service.resources import resource_dir
 from service.retry import retrying
@@ -42,7 +43,21 @@ T = TypeVar("T")
 RACE_ATTEMPTS = 4
 ENTITY_NOT_FOUND = "Neo.ClientError.Statement.EntityNotFound"
 CONTEXT_MARK = "context_since = coalesce("  # set by every statement that marks contexts pending
+NAMESPACE_SCOPE = ("$namespace_label", "$text_index", "$context_index")
+KEYWORD_INDEXES = ("$text_index", "$context_index")
+NO_SUCH_INDEX = "no such fulltext schema index"
+AWAIT_INDEX: LiteralString = "CALL db.awaitIndex($index, 300)"
 Row = dict[str, Any]
+
+
+def namespace_scope(namespace: str) -> dict[str, str]:
+    """The label of a namespace's memories and the names of its two fulltext indexes, which
+    Lucene's BM25 statistics then count alone (cypher/namespace/keyword_indexes.cypher)."""
+    return {
+        "namespace_label": f"NS_{namespace}",
+        "text_index": f"memory_fulltext__{namespace}",
+        "context_index": f"memory_context_fulltext__{namespace}",
+    }
 
 
 class CypherLibrary:
@@ -62,6 +77,30 @@ class CypherLibrary:
         self.marking_context = frozenset(
             name for name, text in self._queries.items() if CONTEXT_MARK in _strip_comments(text)
         )
+        self.namespace_scoped = self._using(NAMESPACE_SCOPE)
+        self.keyword_reads = self._using(KEYWORD_INDEXES)
+        self._keyword_schema = (root / "namespace" / "keyword_indexes.cypher").read_text()
+
+    def _using(self, parameters: tuple[str, ...]) -> frozenset[str]:
+        """The statements that use any of `parameters`."""
+        return frozenset(
+            name
+            for name, text in self._queries.items()
+            if any(parameter in _strip_comments(text) for parameter in parameters)
+        )
+
+    def params(self, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        """`params`, and for a statement scoped to a namespace its label and index names."""
+        if name not in self.namespace_scoped:
+            return dict(params)
+        return {**params, **namespace_scope(params["namespace"])}
+
+    def keyword_schema(self, namespace: str) -> list[LiteralString]:
+        """The statements that create the fulltext indexes of `namespace`, if missing."""
+        if re.fullmatch(NAMESPACE_PATTERN, namespace) is None:
+            raise ValueError(f"Invalid namespace value: {namespace!r}")
+        text = _strip_comments(self._keyword_schema).replace("<namespace>", namespace)
+        return [_literal(part.strip()) for part in text.split(";") if part.strip()]
 
     def text(self, name: str) -> LiteralString:
         try:
@@ -121,7 +160,7 @@ class Tx:
     marked: bool = False
 
     async def run(self, query: str, /, **params: Any) -> list[Row]:
-        result = await self._tx.run(self._library.text(query), params)
+        result = await self._tx.run(self._library.text(query), self._library.params(query, params))
         self.marked = self.marked or query in self._library.marking_context
         return [_row(record) async for record in result]
 
@@ -134,6 +173,8 @@ class GraphStore:
         self._uri = uri
         self._library = library
         self._marked_listeners: list[Callable[[], object]] = []
+        self._keyword_indexed: set[str] = set()
+        self._keyword_indexing = asyncio.Lock()
         password = settings.password.get_secret_value()
         # The driver's factories and records are partially typed: typed here, at the boundary.
         graph_database: Any = AsyncGraphDatabase
@@ -160,8 +201,46 @@ class GraphStore:
 
     async def read(self, query: str, /, **params: Any) -> list[Row]:
         """A read in an auto-commit transaction: one round trip, where a managed transaction
-        takes two (its COMMIT: 0.56 ms of a trivial read's 2.1 on this machine)."""
+        takes two (its COMMIT: 0.56 ms of a trivial read's 2.1 on this machine). A keyword read
+        first makes its namespace's fulltext indexes if they are missing."""
+        if query not in self._library.keyword_reads:
+            return await self._auto_commit(query, params, READ_ACCESS)
+        namespace: str = params["namespace"]
+        await self.ensure_keyword_indexes(namespace)
+        try:
+            return await self._auto_commit(query, params, READ_ACCESS)
+        except neo4j_errors.ClientError as exc:
+            if NO_SUCH_INDEX not in (exc.message or ""):
+                raise
+        self._keyword_indexed.discard(namespace)  # dropped since: made again
+        await self.ensure_keyword_indexes(namespace)
         return await self._auto_commit(query, params, READ_ACCESS)
+
+    async def ensure_keyword_indexes(self, namespace: str) -> None:
+        """Create the two fulltext indexes of `namespace` unless this store knows they exist,
+        and wait until they are online (a few tens of ms for a new namespace)."""
+        if namespace in self._keyword_indexed:
+            return
+        async with self._keyword_indexing:
+            if namespace in self._keyword_indexed:
+                return
+            scope = namespace_scope(namespace)
+            try:
+                async with self._session() as session:
+                    for statement in self._library.keyword_schema(namespace):
+                        await _create_schema(session, statement)
+                    for index in (scope["text_index"], scope["context_index"]):
+                        await (await session.run(AWAIT_INDEX, index=index)).consume()
+            except Exception as exc:
+                _reraise(exc)
+            self._keyword_indexed.add(namespace)
+
+    async def keyword_index_state(self, namespace: str) -> tuple[str, str]:
+        """The name and state (ONLINE, POPULATING, FAILED) of the fulltext index of the
+        memories' own text in `namespace`, made if missing."""
+        await self.ensure_keyword_indexes(namespace)
+        name = namespace_scope(namespace)["text_index"]
+        return name, (await self.index_states()).get(name, "MISSING")
 
     async def write(self, query: str, /, **params: Any) -> list[Row]:
         """One write statement in an auto-commit transaction (one round trip, as `read`), on
@@ -203,7 +282,8 @@ class GraphStore:
         ):
             with attempt:
                 async with self._session(mode) as session:
-                    result = await session.run(self._library.query(name), dict(params))
+                    query = self._library.query(name)
+                    result = await session.run(query, self._library.params(name, params))
                     return (await result.to_eager_result()).records
         raise AssertionError("unreachable: the last attempt returns or raises")
 
@@ -257,7 +337,7 @@ class GraphStore:
         query = self._library.query(query_name)
         text = _literal("EXPLAIN " + str(query.text))
         async with self._session() as session:
-            result = await session.run(text, params)
+            result = await session.run(text, self._library.params(query_name, params))
             summary = await result.consume()
         plan: dict[str, Any] | None = cast(Any, summary).plan
         return plan or {}
@@ -294,6 +374,17 @@ class GraphStore:
                 return {record["name"]: record["state"] async for record in result}
         except Exception as exc:
             _reraise(exc)
+
+
+async def _create_schema(session: AsyncSession, statement: LiteralString) -> None:
+    """Run one `CREATE ... IF NOT EXISTS`; another process that created the same rule at the
+    same moment is no failure."""
+    try:
+        await (await session.run(statement)).consume()
+    except neo4j_errors.ClientError as exc:
+        code = exc.code or ""
+        if not (code.startswith("Neo.ClientError.Schema.") and code.endswith("AlreadyExists")):
+            raise
 
 
 def may_retry(exc: BaseException, mode: str) -> bool:

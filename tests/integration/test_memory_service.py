@@ -509,8 +509,9 @@ async def test_disabled_memory_refuses_with_the_exact_message(
 async def test_migrations_are_idempotent_and_indexes_online(graph: GraphStore) -> None:
     assert await graph.migrate() == []
     states = await graph.index_states()
-    for name in ("memory_fulltext", "memory_namespace_created_at", "memory_id_unique"):
+    for name in ("memory_namespace_created_at", "memory_id_unique", "memory_context_state"):
         assert states[name] == "ONLINE"
+    assert "memory_fulltext" not in states  # one per namespace instead (test_keyword_isolation)
 
 
 async def test_more_references_than_max_refs_are_refused_by_the_limit_that_bounds_them(

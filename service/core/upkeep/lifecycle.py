@@ -31,7 +31,6 @@ from service.stores.vector_store import VectorStore
 LINK_BYTES = 64  # docs/contract.md §4 memory_stats: each link's share of dbSizeBytes
 LOW_WATERMARK = 0.85  # cleanup evicts down to this share of max_size_bytes
 PAGE = 500
-FULLTEXT_INDEX = "memory_fulltext"
 _EPOCH = datetime(1, 1, 1, tzinfo=UTC)
 
 Window = Annotated[int, Field(ge=1, le=50), NotAFlag]
@@ -165,10 +164,10 @@ class Lifecycle:
 
     async def stats(self, namespace: str) -> StatsResult:
         """Every memory_stats figure from counters and index seeks (no scan of memories)."""
-        rows, vector_count, states, waiting = await asyncio.gather(
+        rows, vector_count, (fulltext_index, fulltext), waiting = await asyncio.gather(
             self.stores.graph.read("namespace_stats", namespace=namespace),
             self.stores.vectors.count(namespace),
-            self.stores.graph.index_states(),
+            self.stores.graph.keyword_index_state(namespace),
             self.stores.graph.read(
                 "context_backlog", namespace=namespace, vector_store=self.stores.vectors.store_id
             ),
@@ -178,7 +177,6 @@ class Lifecycle:
         memories, links = int(row["memories"]), int(row["links"])
         size = int(row["size_bytes"]) + LINK_BYTES * links
         limit = self.memory.max_size_bytes
-        fulltext = states.get(FULLTEXT_INDEX, "MISSING")
         return {
             "success": True,
             "dbSizeBytes": size,
@@ -195,7 +193,7 @@ class Lifecycle:
                 "vectorCount": vector_count,
                 "missingVectors": memories - vector_count,
                 "vectorEngine": self.stores.vectors.engine,
-                "fulltextIndex": FULLTEXT_INDEX,
+                "fulltextIndex": fulltext_index,
                 "fulltextState": fulltext,
                 "contextPending": backlog.pending,
                 "contextApproximate": backlog.approximate,
