@@ -5,7 +5,8 @@
 // id unique, in the memory's namespace), leased for $lease_ms: claimers serialize on that
 // node, never on the memory, so a claim takes no lock a save needs; a crashed claimer's
 // leases expire and return the work.
-// Returns them with their own text and their neighbours':
+// Returns them with their own text, the hash of what their stored context vector was embedded
+// from (context_mark_synced), and their neighbours':
 // the $neighbours strongest (LINK in either direction; by weight, then newest) and, with $hops
 // 2, through each of those with at most 4 links (a turn of a thread, not a hub), its own
 // $neighbours strongest further ones (each neighbour as [created ms, title, content, id, links
@@ -49,6 +50,7 @@ CALL (m, near) {
 RETURN m.id AS id, m.namespace AS namespace, m.key AS key, m.type AS type, m.tags AS tags,
        m.score AS score, m.created_at AS created_at, m.superseded_by AS superseded_by,
        coalesce(m.title, '') AS title, m.content AS content, m.context_seq AS seq,
+       m.context_embedded_hash AS embedded_hash,
        [n IN near | [n.created_at.epochMillis, coalesce(n.title, ''), n.content, n.id, 1]] +
        [n IN far | [n.created_at.epochMillis, coalesce(n.title, ''), n.content, n.id, 2]]
        AS neighbours

@@ -1,6 +1,7 @@
 // Release the claims of one lease ($lease) and store the refreshed context texts of the
-// memories not marked again since the claim read them (their context_seq unchanged), in $state
-// ('approximate' or 'ok'; once 'ok' they no longer wait, so context_since goes); a memory
+// memories not marked again since the claim read them (their context_seq unchanged), each in
+// its state ('approximate' or 'ok'; once 'ok' they no longer wait, so context_since goes) with
+// the hash of what its context vector was embedded from (null for a mean vector); a memory
 // marked again meanwhile keeps its state and its text, so a slow refresh never undoes a newer
 // one.
 // @include lock_namespaces_of_items
@@ -13,8 +14,9 @@ CALL (item) {
 WITH item
 MATCH (m:Memory {id: item.id})
 WHERE m.context_seq = item.seq
-SET m.context_state = $state,
-    m.context_since = CASE WHEN $state = 'ok' THEN null ELSE m.context_since END
+SET m.context_state = item.state,
+    m.context_since = CASE WHEN item.state = 'ok' THEN null ELSE m.context_since END,
+    m.context_embedded_hash = item.embedded_hash
 // The text only when it changed: each write of it is one more version in Lucene's statistics
 // until segments merge (the second pass mostly finds the first pass's text).
 WITH m, item

@@ -48,10 +48,23 @@ CONTEXT_OLDEST_WAIT = Gauge(
 )
 
 
+CONTEXT_REFRESHES = Gauge(
+    "mnemograph_context_refreshes",
+    "Context refreshes of this process since it started, by outcome: approximated (first pass, "
+    "mean vector), embedded (second pass), kept (text and payload unchanged: no vector written)",
+    ["outcome"],
+)
+
+
 def observe_context_backlog(pending: int, approximate: int, oldest_wait_s: float) -> None:
     CONTEXT_BACKLOG.labels("pending").set(pending)
     CONTEXT_BACKLOG.labels("approximate").set(approximate)
     CONTEXT_OLDEST_WAIT.set(oldest_wait_s)
+
+
+def observe_context_refreshes(counts: Mapping[str, int]) -> None:
+    for outcome, count in counts.items():
+        CONTEXT_REFRESHES.labels(outcome).set(count)
 
 
 def observe_readiness(checks: Mapping[str, Mapping[str, str]]) -> None:

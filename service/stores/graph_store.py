@@ -240,7 +240,7 @@ class GraphStore:
         memories' own text in `namespace`, made if missing."""
         await self.ensure_keyword_indexes(namespace)
         name = namespace_scope(namespace)["text_index"]
-        return name, (await self.index_states()).get(name, "MISSING")
+        return name, (await self.index_states([name])).get(name, "MISSING")
 
     async def write(self, query: str, /, **params: Any) -> list[Row]:
         """One write statement in an auto-commit transaction (one round trip, as `read`), on
@@ -366,11 +366,15 @@ class GraphStore:
         async with self._session() as session:
             await (await session.run("CALL db.awaitIndexes(300)")).consume()
 
-    async def index_states(self) -> dict[str, str]:
-        """Name → state (ONLINE, POPULATING, FAILED) of every index."""
+    async def index_states(self, names: list[str] | None = None) -> dict[str, str]:
+        """Name → state (ONLINE, POPULATING, FAILED) of every index, or of those `names`."""
         try:
             async with self._session() as session:
-                result = await session.run("SHOW INDEXES YIELD name, state RETURN name, state")
+                result = await session.run(
+                    "SHOW INDEXES YIELD name, state WHERE $names IS NULL OR name IN $names "
+                    "RETURN name, state",
+                    names=names,
+                )
                 return {record["name"]: record["state"] async for record in result}
         except Exception as exc:
             _reraise(exc)

@@ -39,6 +39,8 @@ async def test_healthz_and_metrics_answer(http_api: HttpApi) -> None:
     assert "mnemograph_http_requests_total" in metrics
     assert 'mnemograph_context_backlog{state="approximate"}' in metrics
     assert "mnemograph_context_oldest_wait_seconds" in metrics
+    for outcome in ("approximated", "embedded", "kept"):
+        assert f'mnemograph_context_refreshes{{outcome="{outcome}"}}' in metrics
 
 
 async def test_memory_saved_over_http_is_returned_by_mcp(

@@ -21,9 +21,10 @@ from service.core.upkeep import context_index as context_index_module
 from service.core.upkeep.context_index import ContextIndex, background
 from service.core.upkeep.reconcile import Reconciler
 from service.core.write.batch import BatchSaver
+from service.filters import MemoryFilters
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore
-from service.stores.vector_store import EdgeVectorStore
+from service.stores.vector_store import EdgeVectorStore, VectorFilter
 
 QUESTION = "what did the veterinarian say about Biscuit?"
 ANSWER = "he needs an operation on his knee next Tuesday"
@@ -213,3 +214,44 @@ async def test_the_background_indexer_wakes_when_a_write_marks_contexts_pending(
                 break
             await asyncio.sleep(0.05)
     assert (await context_index.backlog_details(namespace)).pending == 0
+
+
+async def first_pass(context_index: ContextIndex) -> None:
+    while await context_index.approximate():
+        pass
+
+
+async def test_a_context_whose_text_and_payload_did_not_change_keeps_its_embedded_vector(
+    memories: MemoryService, context_index: ContextIndex, namespace: str
+) -> None:
+    await save_dialogue(memories, namespace)
+    await context_index.refresh_all()
+    ids = (await memories.reader.resolve(namespace, ids=[], keys=["ask", "answer"])).values()
+    before = await context_index.vectors.vectors_of(list(ids))
+    await memories.link(namespace, "answer", "ask", 0.7, "next")  # a weight: no word changes
+    assert (await context_index.backlog_details(namespace)).pending == 2
+    await first_pass(context_index)
+    waiting = await context_index.backlog_details(namespace)
+    assert (waiting.pending, waiting.approximate) == (0, 0)  # done without a model run
+    after = await context_index.vectors.vectors_of(list(ids))
+    assert {i: v.tolist() for i, v in after.items()} == {i: v.tolist() for i, v in before.items()}
+
+
+async def test_a_context_whose_payload_changed_is_embedded_again_with_it(
+    memories: MemoryService, context_index: ContextIndex, embedder: LocalMiniLM, namespace: str
+) -> None:
+    await save_dialogue(memories, namespace)
+    await context_index.refresh_all()
+    answer = SaveInput(
+        key="answer", content=ANSWER, tags=["vet"], links=[LinkSpec(key="ask", type="next")]
+    )
+    await memories.save(namespace, answer)
+    await first_pass(context_index)
+    waiting = await context_index.backlog_details(namespace)
+    assert (waiting.pending, waiting.approximate) == (0, 1)  # "ask" reads no tag: kept
+    await context_index.refresh_all()
+    answer_id = (await memories.get(namespace, keys=["answer"]))["memories"][0]["id"]
+    query = (await embedder.embed([ANSWER]))[0]
+    tagged = VectorFilter(namespace, MemoryFilters(tags=("vet",)))
+    hits = await context_index.vectors.search(query, tagged, 5)
+    assert [hit.id for hit in hits] == [answer_id]

@@ -13,7 +13,11 @@ from pydantic import with_config
 from typing_extensions import TypedDict
 
 from service.api.http.responses import JSONResponse
-from service.api.metrics import observe_context_backlog, observe_readiness
+from service.api.metrics import (
+    observe_context_backlog,
+    observe_context_refreshes,
+    observe_readiness,
+)
 from service.app import Runtime, RuntimeRef
 from service.core.results import CLOSED
 from service.errors import BackendUnavailable
@@ -98,6 +102,7 @@ async def context_backlog(rt: Runtime) -> ContextBacklog:
     also set in the metrics."""
     backlog = await rt.context.backlog_details()
     observe_context_backlog(backlog.pending, backlog.approximate, backlog.oldest_wait_s)
+    observe_context_refreshes(rt.context.counts)
     return {
         "pending": backlog.pending,
         "approximate": backlog.approximate,

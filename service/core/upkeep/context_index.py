@@ -16,8 +16,8 @@ import numpy as np
 import numpy.typing as npt
 
 from service.config import SearchSettings
-from service.core.models import embedding_text, epoch_ms
-from service.core.write.save_plan import row_point
+from service.core.models import content_hash, embedding_text, epoch_ms
+from service.core.write.save_plan import row_payload, row_point
 from service.stores.embeddings import Embedder, SharedEmbedder
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import VectorStore
@@ -33,6 +33,19 @@ IDLE_S = 0.2
 LEASE_S = 60.0
 
 Part = tuple[int, str]
+
+
+@dataclass(frozen=True)
+class Refreshed:
+    """One claimed memory's new context: its text, state, the vector to write (None: the stored
+    one is the embedding of this very text and payload) and the hash of what an embedded vector
+    was made from (None for a mean vector, which no later refresh may keep)."""
+
+    row: dict[str, Any]
+    text: str
+    state: str
+    vector: npt.NDArray[np.float32] | None
+    embedded_hash: str | None
 
 
 @dataclass(frozen=True)
@@ -102,6 +115,7 @@ class ContextIndex:
         self.owner = owner
         self.mean_only = mean_only
         self.lease_s = lease_s
+        self.counts = {"approximated": 0, "embedded": 0, "kept": 0}
 
     @classmethod
     def configured(
@@ -130,14 +144,34 @@ class ContextIndex:
         return await self.approximate(limit) or await self.embed(min(limit, EMBED_BATCH))
 
     async def approximate(self, limit: int = BATCH) -> int:
-        """The first pass over up to `limit` pending memories: current text, mean vector."""
+        """The first pass over up to `limit` pending memories: current text, mean vector; a
+        memory whose text and payload are those its stored vector was embedded from keeps it
+        and is done (a neighbour's new weak link, say, changed nothing it reads)."""
         lease = uuid.uuid4().hex
         rows = await self.claim(lease, limit, PENDING)
         if not rows:
             return 0
         texts = [_row_text(row) for row in rows]
-        vectors = await self._mean_vectors(rows, texts)
-        await self._store(lease, rows, texts, vectors, OK if self.mean_only else APPROXIMATE)
+        hashes = [self.embedded_hash(row, text) for row, text in zip(rows, texts, strict=True)]
+        kept = [
+            not self.mean_only and row.get("embedded_hash") == hashed
+            for row, hashed in zip(rows, hashes, strict=True)
+        ]
+        changed = [i for i, keep in enumerate(kept) if not keep]
+        vectors = await self._mean_vectors([rows[i] for i in changed], [texts[i] for i in changed])
+        mean = dict(zip(changed, vectors, strict=True))
+        state = OK if self.mean_only else APPROXIMATE
+        await self._store(
+            lease,
+            [
+                Refreshed(rows[i], texts[i], OK, None, hashes[i])
+                if kept[i]
+                else Refreshed(rows[i], texts[i], state, mean[i], None)
+                for i in range(len(rows))
+            ],
+        )
+        self.counts["kept"] += len(rows) - len(changed)
+        self.counts["approximated"] += len(changed)
         return len(rows)
 
     async def embed(self, limit: int = BATCH) -> int:
@@ -150,25 +184,39 @@ class ContextIndex:
             return 0
         texts = [_row_text(row) for row in rows]
         vectors = list(await self._embed(texts))
-        await self._store(lease, rows, texts, vectors, OK)
+        await self._store(
+            lease,
+            [
+                Refreshed(row, text, OK, vector, self.embedded_hash(row, text))
+                for row, text, vector in zip(rows, texts, vectors, strict=True)
+            ],
+        )
+        self.counts["embedded"] += len(rows)
         return len(rows)
 
-    async def _store(
-        self,
-        lease: str,
-        rows: Sequence[dict[str, Any]],
-        texts: Sequence[str],
-        vectors: Sequence[npt.NDArray[np.float32]],
-        state: str,
-    ) -> None:
-        """Write the context vectors, then the texts and `state` of the memories not marked
-        again meanwhile, releasing the lease."""
-        await self.vectors.upsert([row_point(row, v) for row, v in zip(rows, vectors, strict=True)])
+    def embedded_hash(self, row: dict[str, Any], text: str) -> str:
+        """What a context vector embedded from `text` depends on: the text, the point's payload,
+        the model and the storage it is written to."""
+        model = f"{self.embedder.model}@{self.vectors.store_id}"
+        return content_hash(text, row_payload(row), model)
+
+    async def _store(self, lease: str, refreshed: Sequence[Refreshed]) -> None:
+        """Write the new context vectors, then the texts, states and hashes of the memories not
+        marked again meanwhile, releasing the lease."""
+        points = [row_point(r.row, r.vector) for r in refreshed if r.vector is not None]
+        if points:
+            await self.vectors.upsert(points)
         items = [
-            {"id": row["id"], "seq": row["seq"], "text": text}
-            for row, text in zip(rows, texts, strict=True)
+            {
+                "id": r.row["id"],
+                "seq": r.row["seq"],
+                "text": r.text,
+                "state": r.state,
+                "embedded_hash": r.embedded_hash,
+            }
+            for r in refreshed
         ]
-        await self.graph.write("context_mark_synced", lease=lease, items=items, state=state)
+        await self.graph.write("context_mark_synced", lease=lease, items=items)
 
     async def claim(self, lease: str, limit: int, state: str = PENDING) -> list[dict[str, Any]]:
         """Lease up to `limit` memories of this process's storage in context `state`."""
@@ -187,6 +235,8 @@ class ContextIndex:
         self, rows: Sequence[dict[str, Any]], texts: Sequence[str]
     ) -> list[npt.NDArray[np.float32]]:
         """Mean vectors where the memory's own vector is stored; the text embedded otherwise."""
+        if not rows:
+            return []
         ids = [row["id"] for row in rows]
         ids += [n[3] for row in rows for n in row["neighbours"]]
         stored = await self.owner.vectors_of(list(dict.fromkeys(ids)))

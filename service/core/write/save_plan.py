@@ -156,17 +156,20 @@ def vector_point(
 def row_point(row: dict[str, Any], vector: npt.NDArray[np.float32]) -> VectorPoint:
     """A vector point from a stored memory row (id, namespace, key, type, tags, score,
     created_at, superseded_by), for reconcile and the context indexer."""
-    return VectorPoint(
-        id=row["id"],
-        vector=vector,
-        namespace=row["namespace"],
-        type=row["type"],
-        tags=tuple(row["tags"] or ()),
-        key=row["key"],
-        created_at_ms=epoch_ms(row["created_at"]),
-        score=row["score"],
-        superseded=row.get("superseded_by") is not None,
-    )
+    return VectorPoint(id=row["id"], vector=vector, **row_payload(row))
+
+
+def row_payload(row: dict[str, Any]) -> dict[str, Any]:
+    """The payload fields of a stored memory row's vector point."""
+    return {
+        "namespace": row["namespace"],
+        "type": row["type"],
+        "tags": tuple(row["tags"] or ()),
+        "key": row["key"],
+        "created_at_ms": epoch_ms(row["created_at"]),
+        "score": row["score"],
+        "superseded": row.get("superseded_by") is not None,
+    }
 
 
 def stored_fields(plan: SavePlan) -> dict[str, Any]:
