@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+from typing import Any
+
 import httpx
 import pytest
 
@@ -132,6 +135,39 @@ async def test_disabled_memory_is_503_while_health_answers(make_http: MakeHttp) 
         "version": VERSION,
         "data_folder_id": None,
     }
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "where", "needed", "other_problem"),
+    [
+        ("GET", "/v1/memories/some-key/timeline", "params", {}, {"window": "0"}),
+        ("GET", "/v1/search", "params", {"query": "q"}, {"limit": "0"}),
+        ("GET", "/v1/fulltext", "params", {"keywords": "q"}, {"offset": "-1"}),
+        ("POST", "/v1/memories/get", "json", {"keys": ["a"]}, {"ids": "x"}),
+        ("POST", "/v1/retrieve", "json", {"query": "q"}, {"max_hops": 9}),
+    ],
+)  # fmt: skip
+async def test_a_bad_sort_links_is_the_seeded_message_once_nothing_else_is_wrong(
+    http: httpx.AsyncClient,
+    method: str,
+    path: str,
+    where: str,
+    needed: dict[str, Any],
+    other_problem: dict[str, Any],
+) -> None:
+    def send(values: dict[str, Any]) -> Awaitable[httpx.Response]:
+        if where == "params":
+            return http.request(method, path, params=values)
+        return http.request(method, path, json=values)
+
+    alone = await send({**needed, "sortLinks": "yes"})
+    assert (alone.status_code, alone.json()["message"]) == (
+        400,
+        "Invalid sortLinks value: 'yes'. Must be true or false",
+    )
+    other = await send({**needed, **other_problem, "sortLinks": "yes"})
+    assert other.status_code == 400
+    assert other.json()["message"].split(" value")[0] == f"Invalid {next(iter(other_problem))}"
 
 
 async def test_search_disabled_answers_404_for_both_search_endpoints(

@@ -73,7 +73,7 @@ async def search(
     tags: Annotated[list[str] | None, Query(description=described(SearchInput, "tags"))] = None,
     limit: Annotated[Limit, Query(description=described(SearchInput, "limit"))] = 10,
     offset: Annotated[Offset, Query(description=described(SearchInput, "offset"))] = 0,
-    sortLinks: SortLinksQuery = None,
+    sortLinks: SortLinksQuery = True,
     include_superseded: Annotated[
         Flag, Query(description=described(SearchInput, "include_superseded"))
     ] = False,
@@ -108,7 +108,7 @@ async def fulltext(
     type: Annotated[list[str] | None, Query(description=described(FulltextInput, "type"))] = None,
     limit: Annotated[Limit, Query(description=described(FulltextInput, "limit"))] = 10,
     offset: Annotated[Offset, Query(description=described(FulltextInput, "offset"))] = 0,
-    sortLinks: SortLinksQuery = None,
+    sortLinks: SortLinksQuery = True,
     include_superseded: Annotated[
         Flag, Query(description=described(FulltextInput, "include_superseded"))
     ] = False,

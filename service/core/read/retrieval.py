@@ -25,7 +25,6 @@ from service.core.results import (
     SearchResult,
 )
 from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
-from service.core.sorting import parse_sort_links
 from service.core.stores import Stores
 from service.core.switch import require_enabled
 
@@ -46,7 +45,6 @@ class Retrieval:
     async def search(self, namespace: str, params: SearchInput) -> SearchResult:
         """BM25, vector or both fused by RRF; `total` counts matches before paging."""
         require_enabled(self.settings)
-        sort = parse_sort_links(params.sortLinks)
         flt = params.memory_filters()
         query, mode, limit, offset = params.query, params.mode, params.limit, params.offset
         lucene = free_text_query(query)
@@ -78,7 +76,7 @@ class Retrieval:
                 total = len(ranked) + len(set(bm25.beyond) - found_by_vector)
             offset_in_ranked = offset
         page = ranked[offset_in_ranked : offset_in_ranked + limit]
-        views = await self.reader.hydrate(namespace, [i for i, _, _ in page], sort)
+        views = await self.reader.hydrate(namespace, [i for i, _, _ in page], params.sortLinks)
         results: list[SearchItem] = [
             {
                 "id": memory_id,
@@ -109,7 +107,6 @@ class Retrieval:
     async def fulltext(self, namespace: str, params: FulltextInput) -> FulltextResult:
         """Keywords as literal terms (AND | OR), with highlighted excerpts."""
         require_enabled(self.settings)
-        sort = parse_sort_links(params.sortLinks)
         keywords = parse_keywords(params.keywords)
         limit, offset = params.limit, params.offset
         found = await self.channels.bm25(
@@ -119,7 +116,8 @@ class Retrieval:
             offset,
             limit,
         )
-        views = await self.reader.hydrate(namespace, [i for i, _, _ in found.hits], sort)
+        ids = [i for i, _, _ in found.hits]
+        views = await self.reader.hydrate(namespace, ids, params.sortLinks)
         results: list[FulltextItem] = []
         for memory_id, score, _ in found.hits:
             view = views.get(memory_id)
