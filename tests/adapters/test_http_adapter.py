@@ -7,8 +7,10 @@ from typing import Any
 
 import httpx
 import pytest
+from pydantic import BaseModel
 
 from service.api.tools import TOOLS
+from service.core.search_inputs import FulltextInput, SearchInput
 from service.version import VERSION
 from tests.adapters.conftest import HttpClientContext, MakeHttp
 
@@ -200,6 +202,24 @@ async def test_openapi_describes_every_tool_route_and_its_parameters(
             assert parameter.get("description"), (tool.name, parameter["name"])
     save_body = spec["components"]["schemas"]["SaveInput"]["properties"]
     assert all(field.get("description") for field in save_body.values())
+
+
+@pytest.mark.parametrize(
+    ("path", "model"), [("/v1/search", SearchInput), ("/v1/fulltext", FulltextInput)]
+)
+async def test_search_query_parameters_are_the_input_models_fields_as_declared(
+    http: httpx.AsyncClient, path: str, model: type[BaseModel]
+) -> None:
+    spec = (await http.get("/openapi.json")).json()
+    parameters = spec["paths"][path]["get"]["parameters"]
+    assert [p["name"] for p in parameters] == [*model.model_fields, "namespace"]
+    for parameter in parameters[:-1]:
+        field = model.model_fields[parameter["name"]]
+        assert parameter["description"] == field.description
+        assert parameter["required"] == field.is_required()
+        assert parameter["schema"].get("default") == (
+            None if field.is_required() else field.default
+        )
 
 
 async def test_null_lists_and_objects_are_absent_ones_as_over_mcp() -> None:
