@@ -34,10 +34,14 @@ MAX_CANDIDATES = 200
 class Retrieval:
     """The read side: every search goes through here, for MCP and HTTP alike."""
 
-    def __init__(self, settings: Settings, stores: Stores) -> None:
+    def __init__(
+        self, settings: Settings, stores: Stores, channels: Channels | None = None
+    ) -> None:
+        """`channels`: the lookups to search with (by default, the stores' own, each looked up
+        when asked)."""
         self.settings = settings
         self.reader = MemoryReader(stores.graph)
-        self.channels = Channels(settings.search, stores)
+        self.channels = channels or Channels(settings.search, stores)
         self.context = ContextRetriever(settings, self.channels, self.reader)
 
     # -- memory_search --------------------------------------------------------------------
