@@ -19,7 +19,6 @@ import tempfile
 import time
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -29,16 +28,15 @@ from bench.conversations import Dataset, Question, generate
 from devtools.seeding import save_in_batches
 from service.config import FusionSettings, Settings, load_settings
 from service.core.models import SaveInput
-from service.core.read.channels import Channels, Hit
+from service.core.read.channels import Channels
 from service.core.read.retrieval import Retrieval
 from service.core.search_inputs import RetrieveInput, RetrieveMode
 from service.core.stores import Stores
 from service.core.upkeep.context_index import ContextIndex
 from service.core.write.batch import BatchSaver
-from service.filters import MemoryFilters
 from service.stores.embeddings import LocalMiniLM
-from service.stores.graph_store import CypherLibrary, GraphStore, Row
-from service.stores.vector_store import EdgeVectorStore, VectorStore
+from service.stores.graph_store import CypherLibrary, GraphStore
+from service.stores.vector_store import EdgeVectorStore
 
 NAMESPACE = "tune"
 GRID: dict[str, Sequence[Any]] = {
@@ -66,64 +64,6 @@ VARIANTS = {
     },
     "hybrid reranked (top 20)": {"rerank_top": 20},
 }
-
-
-class CachedChannels(Channels):
-    """Channel lookups remembered across settings: only the fusion changes between them."""
-
-    def __init__(self, channels: Channels) -> None:
-        super().__init__(
-            channels.search,
-            replace(channels.stores, graph=MemoGraph(channels.stores.graph)),
-        )
-        self._memo: dict[tuple[Any, ...], Any] = {}
-
-    async def _remember(self, key: tuple[Any, ...], compute: Any) -> Any:
-        if key not in self._memo:
-            self._memo[key] = await compute()
-        return self._memo[key]
-
-    async def vector(self, namespace: str, query: str, flt: MemoryFilters, limit: int,
-                     store: VectorStore | None = None) -> list[Hit]:  # fmt: skip
-        key = ("vector", query, limit, store is None)
-        return await self._remember(key, lambda: super(CachedChannels, self).vector(
-            namespace, query, flt, limit, store))  # fmt: skip
-
-    async def distinct_vector(self, namespace: str, query: str, flt: MemoryFilters,
-                              fusion: FusionSettings) -> list[Hit]:  # fmt: skip
-        key = ("distinct", query, fusion.fetch, fusion.vector_fetch, fusion.redundancy,
-               fusion.redundancy_neighbours)  # fmt: skip
-        return await self._remember(key, lambda: super(CachedChannels, self).distinct_vector(
-            namespace, query, flt, fusion))  # fmt: skip
-
-    async def keyword(self, namespace: str, lucene: str | None, flt: MemoryFilters, fetch: int,
-                      index_query: str = "search_fulltext") -> list[Hit]:  # fmt: skip
-        key = ("keyword", lucene, fetch, index_query)
-        return await self._remember(key, lambda: super(CachedChannels, self).keyword(
-            namespace, lucene, flt, fetch, index_query))  # fmt: skip
-
-    async def kv(self, namespace: str, query: str, flt: MemoryFilters, fetch: int) -> list[Hit]:
-        key = ("kv", query, fetch)
-        return await self._remember(
-            key, lambda: super(CachedChannels, self).kv(namespace, query, flt, fetch)
-        )
-
-
-class MemoGraph(GraphStore):
-    """The graph store with the walk's and the lexical channels' lookups remembered (they do not
-    depend on the fusion)."""
-
-    def __init__(self, inner: GraphStore) -> None:  # the inner store owns the driver
-        self._inner = inner
-        self._memo: dict[str, list[Row]] = {}
-
-    async def read(self, query: str, /, **params: Any) -> list[Row]:
-        if query not in ("graph_neighbors", "graph_walk", "search_lexical"):
-            return await self._inner.read(query, **params)
-        key = f"{query}:{sorted(params.items())!r}"
-        if key not in self._memo:
-            self._memo[key] = await self._inner.read(query, **params)
-        return self._memo[key]
 
 
 async def ranked(retrieval: Retrieval, query: str, mode: RetrieveMode, limit: int) -> list[str]:
@@ -175,7 +115,7 @@ async def stored_corpus(
         await save_in_batches(BatchSaver(settings, stores), NAMESPACE, items)
         index = ContextIndex.configured(settings.search, graph, context_vectors, embedder, vectors)
         await index.refresh_all()
-        channels = CachedChannels(Channels(settings.search, stores))
+        channels = Channels(settings.search, stores, lookups={})
         yield settings, stores, channels
     finally:
         await context_vectors.close()
@@ -258,9 +198,7 @@ def with_fusion(
     """A retrieval on the stored corpus with other fusion settings (None: the defaults)."""
     search = settings.search.model_copy(update={"fusion": fusion or settings.search.fusion})
     tuned = settings.model_copy(update={"search": search})
-    retrieval = Retrieval(tuned, stores)
-    retrieval.context.channels = channels
-    return retrieval
+    return Retrieval(tuned, stores, channels)
 
 
 def settings_grid() -> list[FusionSettings]:

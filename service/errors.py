@@ -117,9 +117,17 @@ def error_envelope(error: MnemographError, empty_lists: Sequence[str] = ()) -> d
     return envelope
 
 
+# The error type of a validator whose whole message is fixed by the seeds (§2, `sortLinks`):
+# reported as it stands, and only when nothing else in the call is wrong.
+SEEDED_MESSAGE = "seeded_message"
+
+
 def invalid_from_validation(errors: Sequence[Any]) -> InvalidParameter:
-    """Pydantic validation errors as one `InvalidParameter` naming the first bad parameter."""
-    first = errors[0]
+    """Pydantic validation errors as one `InvalidParameter` naming the first bad parameter (a
+    seeded message last)."""
+    first = next((error for error in errors if error.get("type") != SEEDED_MESSAGE), errors[0])
+    if first.get("type") == SEEDED_MESSAGE:
+        return InvalidParameter(str(first.get("msg")))
     if first.get("type") == "json_invalid":
         context: dict[str, Any] = first.get("ctx") or {}
         reason = context.get("error")

@@ -1,16 +1,20 @@
 """Validators of single values where lax parsing would change what a caller sent: booleans
-that take only true or false, numbers that refuse them, moments UTC can hold, and metadata the
-stores can hold."""
+that take only true or false, numbers that refuse them, moments UTC can hold, metadata the
+stores can hold, and parameters whose error message the seeds fix."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from pydantic import AfterValidator, AwareDatetime, BeforeValidator
 from pydantic_core import PydanticCustomError
 
 from service.core.json_text import METADATA_DEPTH, storable_problem
+from service.errors import SEEDED_MESSAGE, InvalidParameter
+
+T = TypeVar("T")
 
 
 def strict_flag(value: object) -> object:
@@ -57,3 +61,18 @@ def storable_metadata(value: dict[str, Any]) -> dict[str, Any]:
     if (problem := storable_problem(value, METADATA_DEPTH)) is not None:
         raise PydanticCustomError("metadata", "{problem}", {"problem": problem})
     return value
+
+
+def seeded(parse: Callable[[object], T]) -> BeforeValidator:
+    """The validator of a parameter that `parse` reads, keeping the exact message of its
+    `InvalidParameter` (fixed by the seeds, §2) for `invalid_from_validation`."""
+
+    def validate(value: object) -> T:
+        try:
+            return parse(value)
+        except InvalidParameter as exc:
+            raise PydanticCustomError(
+                SEEDED_MESSAGE, "{message}", {"message": exc.message}
+            ) from None
+
+    return BeforeValidator(validate)

@@ -176,7 +176,7 @@ class RetrieveInput(ToolInput):
     limit: LimitParam = 10
     max_hops: MaxHopsParam = 2
     anchors: AnchorsParam = None
-    sortLinks: SortLinksParam = None
+    sortLinks: SortLinksParam = True
     include_superseded: IncludeSupersededParam = False
 
     def memory_filters(self) -> MemoryFilters:
@@ -203,7 +203,7 @@ class SearchInput(ToolInput):
     tags: TagsFilterParam = None
     limit: LimitParam = 10
     offset: OffsetParam = 0
-    sortLinks: SortLinksParam = None
+    sortLinks: SortLinksParam = True
     include_superseded: IncludeSupersededParam = False
 
     def memory_filters(self) -> MemoryFilters:
@@ -224,7 +224,7 @@ class FulltextInput(ToolInput):
     type: TypeFilterParam = None
     limit: LimitParam = 10
     offset: OffsetParam = 0
-    sortLinks: SortLinksParam = None
+    sortLinks: SortLinksParam = True
     include_superseded: IncludeSupersededParam = False
 
     def memory_filters(self) -> MemoryFilters:

@@ -10,25 +10,14 @@ from typing import Annotated, Any, cast
 
 from pydantic import Field
 
+from service.core.scalars import seeded
 from service.errors import InvalidParameter
 from service.filters import MISSING_SCORE
 
-# Typed loosely on purpose: `parse_sort_links` must see 1, "yes" or [] to refuse them. The
-# schema says boolean, the one type clients should send; the seeds' strings stay accepted.
-SortLinksParam = Annotated[
-    Any,
-    Field(
-        description=(
-            "Sort each memory's links by link weight × memory score (desc), then weight, "
-            'then key. true (default) or false; "true"/"false" strings are accepted.'
-        ),
-        json_schema_extra={
-            "type": "boolean",
-            "default": True,
-            "examples": [True, False],
-        },
-    ),
-]
+SORT_LINKS_DESCRIPTION = (
+    "Sort each memory's links by link weight × memory score (desc), then weight, then key. "
+    'true (default) or false; "true"/"false" strings are accepted.'
+)
 
 
 def combined_score(weight: float, score: float | None) -> float:
@@ -84,3 +73,10 @@ def _shown(value: object) -> str:
     if isinstance(value, list):
         return "[]" if not value else str(cast(list[object], value))
     return str(value)
+
+
+# The one reading of `sortLinks` for every tool and route: `parse_sort_links`, its exact message.
+SortLinks = Annotated[bool, seeded(parse_sort_links)]
+SortLinksParam = Annotated[
+    SortLinks, Field(description=SORT_LINKS_DESCRIPTION, examples=[True, False])
+]

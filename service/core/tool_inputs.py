@@ -34,7 +34,7 @@ class GetInput(ToolInput):
     ids: IdsParam = Field(default_factory=list[str])
     keys: KeysParam = Field(default_factory=list[str])
     key: OneKeyParam = None
-    sortLinks: SortLinksParam = None
+    sortLinks: SortLinksParam = True
 
 
 class DeleteInput(ToolInput):
@@ -74,7 +74,7 @@ class TimelineInput(ToolInput):
 
     memoryId: AnchorParam
     window: WindowParam = 5
-    sortLinks: SortLinksParam = None
+    sortLinks: SortLinksParam = True
 
 
 class StatsInput(ToolInput):

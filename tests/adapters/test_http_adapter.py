@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+from typing import Any
+
 import httpx
 import pytest
+from pydantic import BaseModel
 
 from service.api.tools import TOOLS
+from service.core.search_inputs import FulltextInput, SearchInput
 from service.version import VERSION
 from tests.adapters.conftest import HttpClientContext, MakeHttp
 
@@ -134,6 +139,39 @@ async def test_disabled_memory_is_503_while_health_answers(make_http: MakeHttp) 
     }
 
 
+@pytest.mark.parametrize(
+    ("method", "path", "where", "needed", "other_problem"),
+    [
+        ("GET", "/v1/memories/some-key/timeline", "params", {}, {"window": "0"}),
+        ("GET", "/v1/search", "params", {"query": "q"}, {"limit": "0"}),
+        ("GET", "/v1/fulltext", "params", {"keywords": "q"}, {"offset": "-1"}),
+        ("POST", "/v1/memories/get", "json", {"keys": ["a"]}, {"ids": "x"}),
+        ("POST", "/v1/retrieve", "json", {"query": "q"}, {"max_hops": 9}),
+    ],
+)  # fmt: skip
+async def test_a_bad_sort_links_is_the_seeded_message_once_nothing_else_is_wrong(
+    http: httpx.AsyncClient,
+    method: str,
+    path: str,
+    where: str,
+    needed: dict[str, Any],
+    other_problem: dict[str, Any],
+) -> None:
+    def send(values: dict[str, Any]) -> Awaitable[httpx.Response]:
+        if where == "params":
+            return http.request(method, path, params=values)
+        return http.request(method, path, json=values)
+
+    alone = await send({**needed, "sortLinks": "yes"})
+    assert (alone.status_code, alone.json()["message"]) == (
+        400,
+        "Invalid sortLinks value: 'yes'. Must be true or false",
+    )
+    other = await send({**needed, **other_problem, "sortLinks": "yes"})
+    assert other.status_code == 400
+    assert other.json()["message"].split(" value")[0] == f"Invalid {next(iter(other_problem))}"
+
+
 async def test_search_disabled_answers_404_for_both_search_endpoints(
     make_http: MakeHttp,
 ) -> None:
@@ -164,6 +202,24 @@ async def test_openapi_describes_every_tool_route_and_its_parameters(
             assert parameter.get("description"), (tool.name, parameter["name"])
     save_body = spec["components"]["schemas"]["SaveInput"]["properties"]
     assert all(field.get("description") for field in save_body.values())
+
+
+@pytest.mark.parametrize(
+    ("path", "model"), [("/v1/search", SearchInput), ("/v1/fulltext", FulltextInput)]
+)
+async def test_search_query_parameters_are_the_input_models_fields_as_declared(
+    http: httpx.AsyncClient, path: str, model: type[BaseModel]
+) -> None:
+    spec = (await http.get("/openapi.json")).json()
+    parameters = spec["paths"][path]["get"]["parameters"]
+    assert [p["name"] for p in parameters] == [*model.model_fields, "namespace"]
+    for parameter in parameters[:-1]:
+        field = model.model_fields[parameter["name"]]
+        assert parameter["description"] == field.description
+        assert parameter["required"] == field.is_required()
+        assert parameter["schema"].get("default") == (
+            None if field.is_required() else field.default
+        )
 
 
 async def test_null_lists_and_objects_are_absent_ones_as_over_mcp() -> None:

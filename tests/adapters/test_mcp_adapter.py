@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from mcp import Client
 
 from service.api.mcp.server import build_mcp_server
@@ -84,6 +85,25 @@ async def test_an_unknown_argument_is_refused_not_ignored() -> None:
         "error": "Invalid sortby value: 'relevance'. Extra inputs are not permitted",
         "results": [],
     }
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("memory_get", {"keys": ["a"]}),
+        ("memory_search", {"query": "q"}),
+        ("memory_fulltext_search", {"keywords": "q"}),
+        ("retrieve_context", {"query": "q"}),
+        ("memory_timeline", {"memoryId": "a"}),
+    ],
+)
+async def test_a_bad_sort_links_is_the_seeded_message_behind_any_other_problem(
+    tool: str, arguments: dict[str, Any]
+) -> None:
+    alone = await call("", tool, {**arguments, "sortLinks": 1})
+    assert alone["message"] == "Invalid sortLinks value: '1'. Must be true or false"
+    with_unknown = await call("", tool, {**arguments, "sortLinks": "yes", "zzz": 1})
+    assert with_unknown["message"] == "Invalid zzz value: 1. Extra inputs are not permitted"
 
 
 async def test_a_boolean_takes_only_true_or_false() -> None:

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends, Path, Query, Request
-from pydantic import WithJsonSchema
 
 from service.api.params import NAMESPACE_DESCRIPTION
 from service.app import Runtime, RuntimeRef
 from service.auth import Principal
+from service.core.sorting import SORT_LINKS_DESCRIPTION, SortLinks
 
 
 def _runtime(request: Request) -> Runtime:
@@ -25,12 +25,7 @@ def _principal(request: Request, rt: Annotated[Runtime, Depends(_runtime)]) -> P
 RuntimeDep = Annotated[Runtime, Depends(_runtime)]
 PrincipalDep = Annotated[Principal, Depends(_principal)]
 NamespaceQuery = Annotated[str | None, Query(description=NAMESPACE_DESCRIPTION)]
-# Declared boolean (what clients should send); parse_sort_links takes the seeds' strings too.
-SortLinksQuery = Annotated[
-    str | None,
-    WithJsonSchema({"type": "boolean", "default": True}),
-    Query(description="Sort links by weight × memory score: true (default) or false."),
-]
+SortLinksQuery = Annotated[SortLinks, Query(description=SORT_LINKS_DESCRIPTION)]
 
 
 RefPath = Annotated[str, Path(description="The memory's id or key.")]

@@ -18,7 +18,6 @@ from service.api.http.responses import JSONResponse
 from service.api.http.strict_requests import StrictRoute
 from service.api.tools import TOOLS
 from service.core.results import CleanupResult, StatsResult, TimelineResult
-from service.core.sorting import parse_sort_links
 from service.core.tool_inputs import CleanupInput
 from service.core.upkeep.lifecycle import WINDOW_DESCRIPTION, Window
 
@@ -35,14 +34,14 @@ async def timeline(
     rt: RuntimeDep,
     who: PrincipalDep,
     window: Annotated[Window, Query(description=WINDOW_DESCRIPTION)] = 5,
-    sortLinks: SortLinksQuery = None,
+    sortLinks: SortLinksQuery = True,
     namespace: NamespaceQuery = None,
 ) -> JSONResponse:
     """memory_timeline around one id or key (404 when it does not exist)."""
     who.require("reader")
     rt.memories.require_enabled()
-    sort = parse_sort_links(sortLinks)
-    result = await rt.memories.lifecycle.timeline(who.namespace_for(namespace), ref, window, sort)
+    ns = who.namespace_for(namespace)
+    result = await rt.memories.lifecycle.timeline(ns, ref, window, sortLinks)
     return JSONResponse(result)
 
 

@@ -17,7 +17,6 @@ from service.api.params import NamespaceParam
 from service.api.tools import TOOLS
 from service.core.models import SaveInput, UpdateInput
 from service.core.results import DeleteResult, GetOneResult, GetResult, SaveResult
-from service.core.sorting import parse_sort_links
 from service.core.tool_inputs import GetInput
 from service.errors import NotFound
 
@@ -51,13 +50,13 @@ async def get_memory(
     ref: RefPath,
     rt: RuntimeDep,
     who: PrincipalDep,
-    sortLinks: SortLinksQuery = None,
+    sortLinks: SortLinksQuery = True,
     namespace: NamespaceQuery = None,
 ) -> JSONResponse:
     """memory_get of one id or key (404 when missing)."""
     who.require("reader")
-    sort = parse_sort_links(sortLinks)
-    return JSONResponse(await rt.memories.get_one(who.namespace_for(namespace), ref, sort=sort))
+    ns = who.namespace_for(namespace)
+    return JSONResponse(await rt.memories.get_one(ns, ref, sort=sortLinks))
 
 
 @router.post(
@@ -66,10 +65,9 @@ async def get_memory(
 async def get_memories(body: GetBody, rt: RuntimeDep, who: PrincipalDep) -> JSONResponse:
     """memory_get: ids and/or keys; unknown ones are listed in `missing`."""
     who.require("reader")
-    sort = parse_sort_links(body.sortLinks)
     ns = who.namespace_for(body.namespace)
     return JSONResponse(
-        await rt.memories.get(ns, ids=body.ids, keys=body.keys, key=body.key, sort=sort)
+        await rt.memories.get(ns, ids=body.ids, keys=body.keys, key=body.key, sort=body.sortLinks)
     )
 
 

@@ -11,7 +11,6 @@ from service.api.mcp.session import ToolSession, model_tool
 from service.api.tools import TOOLS
 from service.app import Runtime
 from service.core.results import CleanupResult, StatsResult, TimelineResult
-from service.core.sorting import parse_sort_links
 from service.core.tool_inputs import CleanupInput, StatsInput, TimelineInput
 
 
@@ -27,9 +26,8 @@ def register(server: MCPServer[Any], session: ToolSession, prefix: str) -> None:
 
 
 async def _timeline(runtime: Runtime, namespace: str, params: TimelineInput) -> TimelineResult:
-    sort = parse_sort_links(params.sortLinks)
     return await runtime.memories.lifecycle.timeline(
-        namespace, params.memoryId, params.window, sort
+        namespace, params.memoryId, params.window, params.sortLinks
     )
 
 

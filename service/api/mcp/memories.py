@@ -12,7 +12,6 @@ from service.api.tools import TOOLS
 from service.app import Runtime
 from service.core.models import SaveInput
 from service.core.results import DeleteResult, GetResult, LinkResult, SaveResult
-from service.core.sorting import parse_sort_links
 from service.core.tool_inputs import DeleteInput, GetInput, LinkInput
 
 
@@ -41,9 +40,8 @@ async def _save(runtime: Runtime, namespace: str, params: SaveInput) -> SaveResu
 
 
 async def _get(runtime: Runtime, namespace: str, params: GetInput) -> GetResult:
-    sort = parse_sort_links(params.sortLinks)
     return await runtime.memories.get(
-        namespace, ids=params.ids, keys=params.keys, key=params.key, sort=sort
+        namespace, ids=params.ids, keys=params.keys, key=params.key, sort=params.sortLinks
     )
 
 

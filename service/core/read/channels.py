@@ -4,9 +4,17 @@ weighted breadth-first walk over LINK edges. Filters are applied inside every ch
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import (
+    Awaitable,
+    Callable,
+    Collection,
+    Hashable,
+    Mapping,
+    MutableMapping,
+    Sequence,
+)
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from service.config import FusionSettings, SearchSettings
 from service.core.read.fusion import keyword_score
@@ -24,6 +32,7 @@ _TOKEN = re.compile(r"[^\s,;]+")
 # The fulltext channels of retrieve_context and their statements when looked up alone.
 LEXICAL_INDEXES = {"keyword": "search_fulltext", "keyword_context": "search_context_fulltext"}
 
+T = TypeVar("T")
 Hit = tuple[str, float, int | None]  # memory id, channel score, created_at (epoch ms)
 
 
@@ -55,10 +64,27 @@ class Channels:
         self,
         search: SearchSettings,
         stores: Stores,
+        lookups: MutableMapping[Hashable, Any] | None = None,
     ) -> None:
+        """`lookups`, when given, keeps every lookup's answer by its arguments, across calls:
+        for replaying the same questions over stores that do not change (bench/tune_fusion.py
+        scores many fusion settings on one stored corpus)."""
         self.search = search
         self.stores = stores
         self._query_vectors = QueryVectorCache(stores.embedder, QUERY_CACHE_SIZE)
+        self._lookups = lookups
+
+    async def _remembered(self, key: Hashable, look_up: Callable[[], Awaitable[T]]) -> T:
+        if self._lookups is None:
+            return await look_up()
+        if key not in self._lookups:
+            self._lookups[key] = await look_up()
+        return self._lookups[key]
+
+    async def _read(self, name: str, /, **params: Any) -> list[Row]:
+        """The rows of the read statement `name`."""
+        key = (name, repr(sorted(params.items())))
+        return await self._remembered(key, lambda: self.stores.graph.read(name, **params))
 
     async def bm25(
         self,
@@ -84,7 +110,7 @@ class Channels:
         if count:
             fetch = max(fetch, self.search.count_limit)
         while True:
-            rows = await self.stores.graph.read(
+            rows = await self._read(
                 index_query,
                 lucene=lucene,
                 namespace=namespace,
@@ -150,15 +176,20 @@ class Channels:
         store: VectorStore,
         with_vectors: bool = False,
     ) -> list[VectorHit]:
-        vector = await self._query_vectors.get(query)
         threshold = self.search.min_vector_score
-        return await store.search(
-            vector, VectorFilter(namespace, flt), limit, threshold, with_vectors
-        )
+
+        async def look_up() -> list[VectorHit]:
+            vector = await self._query_vectors.get(query)
+            return await store.search(
+                vector, VectorFilter(namespace, flt), limit, threshold, with_vectors
+            )
+
+        key = ("vector", id(store), namespace, query, repr(flt), limit, threshold, with_vectors)
+        return await self._remembered(key, look_up)
 
     async def kv(self, namespace: str, query: str, flt: MemoryFilters, fetch: int) -> list[Hit]:
         """Keys equal to the query (1.0) or starting with it (0.9); query tokens equal to a key."""
-        rows = await self.stores.graph.read(
+        rows = await self._read(
             "search_kv",
             namespace=namespace,
             query=query.strip(),
@@ -176,7 +207,7 @@ class Channels:
         channel whose hits the filters thinned below `fetch` is looked up again on its own, with
         a growing Lucene fetch."""
         fulltext = lucene is not None
-        rows = await self.stores.graph.read(
+        rows = await self._read(
             "search_lexical",
             lucene=lucene or "",
             query=query.strip(),
@@ -219,7 +250,7 @@ class Channels:
         if not seeds:
             return {}
         budget = self.search.graph_max_nodes
-        rows = await self.stores.graph.read(
+        rows = await self._read(
             "graph_walk",
             seeds=list(seeds),
             relevance=dict(seeds),
@@ -239,7 +270,7 @@ class Channels:
         for hop in range(3, max_hops + 1):
             if not frontier or len(walk.reached) >= budget:
                 break
-            rows = await self.stores.graph.read(
+            rows = await self._read(
                 "graph_neighbors",
                 frontier=frontier,
                 namespace=namespace,

@@ -29,7 +29,6 @@ from service.core.read.fusion import (
 from service.core.read.walk import Reached
 from service.core.results import ContextItem, ContextResult, MemoryView
 from service.core.search_inputs import RetrieveInput, parse_sort_by
-from service.core.sorting import parse_sort_links
 from service.core.switch import require_enabled
 from service.errors import BackendUnavailable
 from service.filters import MemoryFilters
@@ -101,7 +100,6 @@ class ContextRetriever:
         """Channels, fusion (or one channel's score), graph, keep `limit`, then `sort_by`."""
         require_enabled(self.settings)
         sort_by = parse_sort_by(params.sort_by)
-        sort = parse_sort_links(params.sortLinks)
         flt = params.memory_filters()
         mode = params.search_mode
         plan = MODES[mode]
@@ -117,7 +115,7 @@ class ContextRetriever:
             # the walk's memories replace the channels' hits).
             best = keep_best(list(candidates.values()), created, params.limit)
             ids = [] if plan.walk_only else [c.id for c in best]
-            hydrating = asyncio.create_task(self._hydrate(namespace, ids, sort))
+            hydrating = asyncio.create_task(self._hydrate(namespace, ids, params.sortLinks))
             try:
                 candidates = await self._with_graph(
                     namespace,
@@ -138,7 +136,7 @@ class ContextRetriever:
         ranked = keep_best(admitted, created, len(admitted))
         reranker = self.reranker if plan.reranks else None
         wanted = max(params.limit, self.rerank_top) if reranker else params.limit
-        kept, views, dropped = await self._kept(namespace, ranked, wanted, params, sort, early)
+        kept, views, dropped = await self._kept(namespace, ranked, wanted, params, early)
         if reranker is not None:
             try:
                 await rerank(reranker, params.query, kept, views)
@@ -163,7 +161,6 @@ class ContextRetriever:
         ranked: Sequence[Candidate],
         wanted: int,
         params: RetrieveInput,
-        sort: bool,
         early: Mapping[str, MemoryView],
     ) -> tuple[list[Candidate], Mapping[str, MemoryView], int]:
         """The `wanted` best that still exist and, unless `include_superseded`, are current
@@ -176,7 +173,8 @@ class ContextRetriever:
         while len(kept) < wanted and start < len(ranked):
             batch = ranked[start : start + wanted - len(kept)]
             start += len(batch)
-            views = await self._views(namespace, [c.id for c in batch], sort, views)
+            ids = [c.id for c in batch]
+            views = await self._views(namespace, ids, params.sortLinks, views)
             for candidate in batch:
                 view = views.get(candidate.id)
                 if view is None or not (params.include_superseded or view["superseded_by"] is None):

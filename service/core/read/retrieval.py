@@ -25,7 +25,6 @@ from service.core.results import (
     SearchResult,
 )
 from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
-from service.core.sorting import parse_sort_links
 from service.core.stores import Stores
 from service.core.switch import require_enabled
 
@@ -35,10 +34,14 @@ MAX_CANDIDATES = 200
 class Retrieval:
     """The read side: every search goes through here, for MCP and HTTP alike."""
 
-    def __init__(self, settings: Settings, stores: Stores) -> None:
+    def __init__(
+        self, settings: Settings, stores: Stores, channels: Channels | None = None
+    ) -> None:
+        """`channels`: the lookups to search with (by default, the stores' own, each looked up
+        when asked)."""
         self.settings = settings
         self.reader = MemoryReader(stores.graph)
-        self.channels = Channels(settings.search, stores)
+        self.channels = channels or Channels(settings.search, stores)
         self.context = ContextRetriever(settings, self.channels, self.reader)
 
     # -- memory_search --------------------------------------------------------------------
@@ -46,7 +49,6 @@ class Retrieval:
     async def search(self, namespace: str, params: SearchInput) -> SearchResult:
         """BM25, vector or both fused by RRF; `total` counts matches before paging."""
         require_enabled(self.settings)
-        sort = parse_sort_links(params.sortLinks)
         flt = params.memory_filters()
         query, mode, limit, offset = params.query, params.mode, params.limit, params.offset
         lucene = free_text_query(query)
@@ -78,7 +80,7 @@ class Retrieval:
                 total = len(ranked) + len(set(bm25.beyond) - found_by_vector)
             offset_in_ranked = offset
         page = ranked[offset_in_ranked : offset_in_ranked + limit]
-        views = await self.reader.hydrate(namespace, [i for i, _, _ in page], sort)
+        views = await self.reader.hydrate(namespace, [i for i, _, _ in page], params.sortLinks)
         results: list[SearchItem] = [
             {
                 "id": memory_id,
@@ -109,7 +111,6 @@ class Retrieval:
     async def fulltext(self, namespace: str, params: FulltextInput) -> FulltextResult:
         """Keywords as literal terms (AND | OR), with highlighted excerpts."""
         require_enabled(self.settings)
-        sort = parse_sort_links(params.sortLinks)
         keywords = parse_keywords(params.keywords)
         limit, offset = params.limit, params.offset
         found = await self.channels.bm25(
@@ -119,7 +120,8 @@ class Retrieval:
             offset,
             limit,
         )
-        views = await self.reader.hydrate(namespace, [i for i, _, _ in found.hits], sort)
+        ids = [i for i, _, _ in found.hits]
+        views = await self.reader.hydrate(namespace, ids, params.sortLinks)
         results: list[FulltextItem] = []
         for memory_id, score, _ in found.hits:
             view = views.get(memory_id)
