@@ -22,6 +22,13 @@ $(VENV)/.synced: $(UV) pyproject.toml uv.lock
 	$(UV) sync --frozen --python python3.11
 	touch $@
 
+# The `bench` dependency group (graphiti-core, the peer of `make bench`) on top of the locked
+# environment: `make bench` runs it and `make lint` type-checks bench/ against it; `make setup`
+# and the tests do without it. A later exact sync (a changed lock) removes it; this one follows.
+$(VENV)/.synced-bench: $(VENV)/.synced
+	$(UV) sync --frozen --python python3.11 --group bench
+	touch $@
+
 tools/neo4j/target/build.stamp: $(VENV)/.synced tools/neo4j/pom.xml $(wildcard tools/neo4j/src/main/java/dev/mnemograph/neo4j/*.java)
 	$(BIN)/python -c "from service.config import load_settings; from service.stores.neo4j_local import LocalNeo4j; s = load_settings(); LocalNeo4j(s.neo4j, s.data_dir).build()"
 
@@ -73,7 +80,7 @@ stack-clean:  ## stop the stack and remove its volumes too: both stores' data an
 test-stack: setup  ## end to end against the stack (tests/stack): up, HTTP + MCP with keys, export/import, restarts; down
 	STACK_ENV=$(STACK_ENV) $(BIN)/pytest -s --durations=20 tests/stack
 
-lint: setup  ## ruff, pyright strict, and the import contracts of pyproject.toml (lint-imports)
+lint: setup $(VENV)/.synced-bench  ## ruff, pyright strict, and the import contracts of pyproject.toml (lint-imports)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/pyright
@@ -87,8 +94,8 @@ docs: setup  ## rewrite docs/reference/ (settings, MCP tools, HTTP routes) from 
 	$(BIN)/python -m devtools.docs_gen
 
 SIZE ?= 10000
-bench: setup  ## latency, throughput and floor at SIZE memories (10000): bench/results/$(SIZE).json
-	$(BIN)/python -m bench.perf --size $(SIZE)
+bench: setup $(VENV)/.synced-bench  ## latency, throughput and floor at SIZE memories (10000), then the peer (Graphiti; PEERS=0 skips it): bench/results/$(SIZE).json
+	$(BIN)/python -m bench.perf --size $(SIZE) $(if $(filter 0,$(PEERS)),--no-peers)
 
 clean:
 	rm -rf $(VENV) $(TOOLS) tools/neo4j/target tools/inspector/node_modules .pytest_cache .ruff_cache

@@ -4,7 +4,8 @@ store size; writes bench/results/<size>.json, the chart and the table of docs/pe
 Steps: a fresh Neo4j and data folder; the corpus loaded over POST /v1/memories/batch; the
 context backlog drained; the service stopped and both HNSW indexes built (`mnemograph index`
 and the context collection); the service restarted and measured warm over HTTP; the floor
-measured in-process once it stopped. Usage: python -m bench.perf [--size N] [--repeat N].
+measured in-process once it stopped; then the peer, Graphiti, on the same Neo4j
+(bench/peer_graphiti.py). Usage: python -m bench.perf [--size N] [--repeat N] [--no-peers].
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ import httpx
 
 from bench import perf_http as h
 from bench.common import RESULTS, local_neo4j, service_env, service_process, wait_context
-from bench.perf_corpus import Memory, corpus, queries
+from bench.peer_corpus import RECIPE_NAMES
+from bench.perf_corpus import Memory, corpus, hybrid_queries, queries
 from bench.perf_floor import measure_floor
 from bench.perf_report import chart, load_results, table, update_doc
 from service.config import Neo4jSettings
@@ -120,10 +122,12 @@ def measure(url: str, size: int, repeat: int, clients: int) -> dict[str, Any]:
     keys = [f"m-{i:06d}" for i in rng.sample(range(size), min(size, 2 * n))]
     results: dict[str, Any] = {"retrieve_context": {}, "memory_search": {}}
     with httpx.Client(base_url=url, timeout=120) as client:
-        for query in queries(WARM_UP, 50, taken):
+        warm, hybrid = hybrid_queries(WARM_UP, n, taken)
+        for query in warm:
             h.checked(h.retrieve(query, "hybrid")(client))
         for seed, mode in enumerate(("hybrid", "vector", "keyword", "graph")):
-            sends = [h.retrieve(q, mode) for q in queries(n, 100 + seed, taken)]
+            asked = hybrid if mode == "hybrid" else queries(n, 100 + seed, taken)
+            sends = [h.retrieve(q, mode) for q in asked]
             results["retrieve_context"][mode] = h.series(client, sends)
             say(f"retrieve_context {mode}: {results['retrieve_context'][mode]}")
         results["retrieve_context"]["kv"] = h.series(
@@ -169,7 +173,24 @@ def machine() -> dict[str, Any]:
     }
 
 
-def run(size: int, repeat: int, clients: int) -> dict[str, Any]:
+def graphiti(
+    neo4j_uri: str, items: Sequence[Memory], repeat: int, hybrid_p50_ms: float
+) -> dict[str, Any]:
+    """The peer on the same Neo4j once ours is measured: the corpus in Graphiti's schema, its
+    recipes asked the warm-up and hybrid queries of our series (bench/peer_graphiti.py), each
+    recipe's p50 also as a ratio to our hybrid p50. graphiti-core is in the `bench` dependency
+    group: imported only when the peer runs."""
+    from bench.peer_graphiti import measure_peer
+
+    warm, timed = hybrid_queries(WARM_UP, repeat + h.WARM, set())
+    peer = asyncio.run(measure_peer(neo4j_uri, items, warm, timed))
+    say("graphiti measured")
+    for recipe in RECIPE_NAMES:
+        peer[recipe]["ratio_to_hybrid"] = round(peer[recipe]["p50_ms"] / hybrid_p50_ms, 2)
+    return peer
+
+
+def run(size: int, repeat: int, clients: int, peers: bool = True) -> dict[str, Any]:
     items = list(corpus(size))
     result: dict[str, Any] = {"size": size, "machine": machine()}
     with local_neo4j() as (neo4j, folder):
@@ -194,7 +215,9 @@ def run(size: int, repeat: int, clients: int) -> dict[str, Any]:
         floor_queries = queries(repeat + 10, 500, set())
         floor = asyncio.run(measure_floor(neo4j.uri, folder, floor_queries))
         say("floor measured")
-    hybrid = result["retrieve_context"]["hybrid"]["p50_ms"]
+        hybrid = result["retrieve_context"]["hybrid"]["p50_ms"]
+        if peers:
+            result["peers"] = {"graphiti": graphiti(neo4j.uri, items, repeat, hybrid)}
     result["floor"] = {
         "retrieve_context.hybrid": {**floor, "ratio": round(hybrid / floor["floor_ms"], 2)}
     }
@@ -215,9 +238,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--size", type=int, default=10_000, help="memories in the store")
     parser.add_argument("--repeat", type=int, default=200, help="timed requests per series")
     parser.add_argument("--clients", type=int, default=8, help="concurrent clients")
+    parser.add_argument(
+        "--no-peers", action="store_true", help="skip the peer (Graphiti) after our series"
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    result = run(args.size, args.repeat, args.clients)
+    result = run(args.size, args.repeat, args.clients, peers=not args.no_peers)
     result["machine"]["bench_s"] = round(time.perf_counter() - started, 1)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"{args.size}.json").write_text(json.dumps(result, indent=2) + "\n")

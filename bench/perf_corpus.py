@@ -217,3 +217,9 @@ def queries(count: int, seed: int, taken: set[str]) -> list[str]:
             taken.add(text)
             found.append(text)
     raise ValueError(f"only {len(found)} distinct queries for seed {seed}")
+
+
+def hybrid_queries(warm_up: int, count: int, taken: set[str]) -> tuple[list[str], list[str]]:
+    """The warm-up queries and the hybrid series' queries of `make bench`, drawn first (its peer,
+    bench/peer_graphiti.py, is asked the same ones)."""
+    return queries(warm_up, 50, taken), queries(count, 100, taken)

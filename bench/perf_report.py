@@ -1,6 +1,6 @@
 """The latency benchmark's report: every bench/results/<size>.json as one markdown table (with
-the targets of issue 13), a PNG chart of p50 latency against store size, both put into
-docs/performance.md between its `bench:table` markers."""
+the targets of issue 13) and the peer's recipes beside it, a PNG chart of p50 latency against
+store size, both put into docs/performance.md between its `bench:table` markers."""
 
 from __future__ import annotations
 
@@ -72,7 +72,26 @@ def table(results: dict[int, dict[str, Any]]) -> str:
     for label, render, target in extra:
         cells = " | ".join(render(results[size]) for size in sizes)
         lines.append(f"| {label} | {cells} | {target} |")
+    for recipe in peer_recipes(results):
+        cells = " | ".join(_peer_cell(results[size], recipe) for size in sizes)
+        lines.append(f"| Graphiti {recipe}, in-process (× our hybrid p50) | {cells} | ≥ 3× |")
     return "\n".join(lines)
+
+
+def peer_recipes(results: dict[int, dict[str, Any]]) -> list[str]:
+    """The Graphiti recipes measured in any result, in the order first met."""
+    found: dict[str, None] = {}
+    for result in results.values():
+        graphiti = result.get("peers", {}).get("graphiti", {})
+        found.update((name, None) for name, value in graphiti.items() if "p50_ms" in value)
+    return list(found)
+
+
+def _peer_cell(result: dict[str, Any], recipe: str) -> str:
+    stats = result.get("peers", {}).get("graphiti", {}).get(recipe)
+    if not stats:
+        return "–"
+    return f"{stats['p50_ms']:.1f} / {stats['p95_ms']:.1f} ({stats['ratio_to_hybrid']:.2f}×)"
 
 
 def _ingest(result: dict[str, Any]) -> str:
@@ -116,9 +135,18 @@ def chart(results: dict[int, dict[str, Any]], path: Path = CHART) -> None:
             xs, ys = zip(*points, strict=True)
             style = {"marker": markers[tool], "color": colours(number)}
             axes.plot(xs, ys, label=f"{tool} {mode}", **style)
+    for number, recipe in enumerate(peer_recipes(results)):
+        points = [
+            (size, results[size]["peers"]["graphiti"][recipe]["p50_ms"])
+            for size in sizes
+            if recipe in results[size].get("peers", {}).get("graphiti", {})
+        ]
+        xs, ys = zip(*points, strict=True)
+        style = {"marker": "x+1*"[number % 4], "color": "black", "linestyle": "--"}
+        axes.plot(xs, ys, label=f"Graphiti {recipe} (in-process)", **style)
     axes.set_xscale("log")
     axes.set_xlabel("memories in the store")
-    axes.set_ylabel("p50 latency over HTTP (ms)")
+    axes.set_ylabel("p50 latency (ms): ours over HTTP, Graphiti in-process")
     axes.set_title("Mnemograph latency against store size (make bench)")
     axes.grid(True, which="both", alpha=0.3)
     axes.legend(fontsize=7, ncol=2)
