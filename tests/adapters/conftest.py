@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import httpx
 import pytest
@@ -151,7 +151,9 @@ def fake_id(index: int) -> str:
 
 
 class FakeContext:
-    """A context indexer with nothing waiting."""
+    """A context indexer with nothing waiting and nothing refreshed yet."""
+
+    counts: ClassVar[dict[str, int]] = {"approximated": 0, "embedded": 0, "kept": 0}
 
     async def backlog_details(self, namespace: str | None = None) -> Backlog:
         return Backlog(0, 0, 0.0)
