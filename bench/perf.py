@@ -145,7 +145,11 @@ def measure(url: str, size: int, repeat: int, clients: int) -> dict[str, Any]:
             "links_1000": h.series(client, [h.get("hub", HUB_NAMESPACE)] * n),
         }
         results["memory_timeline"] = {"default": h.series(client, map_list(h.timeline, keys[:n]))}
-        results["memory_stats"] = {"default": h.series(client, [h.stats_call()] * n)}
+        results["memory_stats"] = {
+            "default": h.series(client, [h.stats_call()] * n),
+            # bench-links: the hub and its 1,000 targets, saved after the corpus
+            "small_namespace": h.series(client, [h.stats_call(HUB_NAMESPACE)] * n),
+        }
         bodies = [{"query": q} for q in queries(clients * (repeat // 4 + 1), 400, taken)]
         results["concurrency"] = {str(clients): asyncio.run(h.concurrent(url, bodies, clients))}
         saves = map_list(h.save, h.save_bodies(n, size, 5))

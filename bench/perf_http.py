@@ -74,8 +74,9 @@ def timeline(key: str) -> Send:
     return lambda client: client.get(f"/v1/memories/{key}/timeline")
 
 
-def stats_call() -> Send:
-    return lambda client: client.get("/v1/stats")
+def stats_call(namespace: str | None = None) -> Send:
+    params = {"namespace": namespace} if namespace else {}
+    return lambda client: client.get("/v1/stats", params=params)
 
 
 def save(body: dict[str, Any]) -> Send:

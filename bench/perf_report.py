@@ -32,6 +32,7 @@ ROWS: tuple[tuple[str, str, str, str], ...] = (
     ("memory_get", "links_1000", "≤ 20", "≤ 20"),
     ("memory_timeline", "default", "", ""),
     ("memory_stats", "default", "", ""),
+    ("memory_stats", "small_namespace", "", ""),
 )
 
 

@@ -1,5 +1,5 @@
 // Delete memories with their links and leave a tombstone for their vectors; the namespace's
-// counters lose their sizes and links. Each row: id, key, size_bytes and (repeated) the number
+// counters lose their sizes, links and the sessions no memory has any more. Each row: id, key, size_bytes and (repeated) the number
 // of links removed with the whole set. With $seen (id -> [accessed ms, updated ms] when the
 // memory was chosen, as cleanup does), a memory read or saved since then is kept: it is
 // write-locked before that is checked, so a save that committed first is never lost. A memory
@@ -29,7 +29,8 @@ CALL (doomed, links) {
 UNWIND doomed AS m
 MERGE (t:VectorTombstone {id: m.id})
 SET t.namespace = m.namespace, t.created_at = $now
-WITH m, m.id AS id, m.key AS key, coalesce(m.size_bytes, 0) AS size_bytes, links
+WITH m, m.id AS id, m.key AS key, coalesce(m.size_bytes, 0) AS size_bytes, links,
+     m.session_id AS session
 // Memories it superseded (and that stay) are current again; their vector flag follows.
 CALL (m) {
   OPTIONAL MATCH (m)-[:SUPERSEDES]->(old:Memory)
@@ -52,4 +53,17 @@ CALL (m) {
   DELETE c
 }
 DETACH DELETE m
-RETURN id, key, size_bytes, links, restored
+WITH collect({id: id, key: key, size_bytes: size_bytes, links: links, restored: restored})
+     AS gone, collect(DISTINCT session) AS sessions
+CALL (sessions) {
+  // @include sessions_present
+  RETURN count(session) AS sessions_after
+}
+CALL (sessions, sessions_after) {
+  WITH sessions, sessions_after WHERE size(sessions) > sessions_after
+  MATCH (s:NamespaceStats {namespace: $namespace})
+  SET s.sessions = coalesce(s.sessions, 0) - (size(sessions) - sessions_after)
+}
+UNWIND gone AS row
+RETURN row.id AS id, row.key AS key, row.size_bytes AS size_bytes, row.links AS links,
+       row.restored AS restored

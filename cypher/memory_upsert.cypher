@@ -2,9 +2,16 @@
 // 'pending:' and a token of this save, which any later writer's plain 'pending' replaces), and
 // context_state until the context indexer has refreshed its graph-contextual text; vector_store
 // names the vector storage written to (its background work is for processes writing there).
+// The sessions it leaves and joins are counted before and after (the namespace's `sessions`).
+OPTIONAL MATCH (before:Memory {id: $id})
+WITH [before.session_id, $session_id] AS sessions
+CALL (sessions) {
+  // @include sessions_present
+  RETURN count(session) AS sessions_before
+}
 MERGE (m:Memory {id: $id})
 ON CREATE SET m.created_at = $created_at, m.accessed_at = $created_at, m.access_count = 0
-WITH m, coalesce(m.content_hash, '') <> $content_hash AS changed,
+WITH m, sessions, sessions_before, coalesce(m.content_hash, '') <> $content_hash AS changed,
      m.size_bytes IS NULL AS created, coalesce(m.size_bytes, 0) AS old_size
 SET m:$($namespace_label),
     m.namespace = $namespace,
@@ -24,13 +31,19 @@ SET m:$($namespace_label),
     m.vector_store = $vector_store,
     m.vector_state = CASE WHEN m.content_hash = $content_hash AND m.vector_state = 'ok' THEN 'ok' ELSE $pending END,
     m.content_hash = $content_hash
-// The namespace's counters (memory_stats): one more memory, or the size difference.
-WITH m, changed, created, old_size
-CALL (m, created, old_size) {
+// The namespace's counters (memory_stats): one more memory, or the size difference; a session
+// more or less.
+WITH m, changed, created, old_size, sessions, sessions_before
+CALL (sessions) {
+  // @include sessions_present
+  RETURN count(session) AS sessions_after
+}
+CALL (m, created, old_size, sessions_before, sessions_after) {
   MERGE (s:NamespaceStats {namespace: m.namespace})
   SET s.memories = coalesce(s.memories, 0) + CASE WHEN created THEN 1 ELSE 0 END,
       s.size_bytes = coalesce(s.size_bytes, 0) + m.size_bytes - old_size,
-      s.links = coalesce(s.links, 0)
+      s.links = coalesce(s.links, 0),
+      s.sessions = coalesce(s.sessions, 0) + sessions_after - sessions_before
   RETURN s.size_bytes + 64 * s.links AS db_size_bytes
 }
 // A changed text changes its own context and every context that reads it (context_claim):

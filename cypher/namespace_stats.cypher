@@ -1,23 +1,22 @@
-// memory_stats: the namespace's maintained counters, its oldest and newest memory (one seek of
-// the (namespace, created_at) index each) and its sessions (from the (namespace, session_id)
-// index).
+// memory_stats: the namespace's maintained counters (memories, size_bytes, links, sessions) and
+// its oldest and newest memory: one seek of the (namespace, created_at) index each, which gives
+// them in order only when named and sorted on both of its properties (else the planner walks the
+// store-wide created_at index until it meets the namespace, or sorts the whole namespace).
 OPTIONAL MATCH (s:NamespaceStats {namespace: $namespace})
 CALL () {
   MATCH (m:Memory)
+  USING INDEX m:Memory(namespace, created_at)
   WHERE m.namespace = $namespace AND m.created_at IS NOT NULL
-  WITH m ORDER BY m.created_at ASC LIMIT 1
+  WITH m ORDER BY m.namespace, m.created_at ASC LIMIT 1
   RETURN collect(m.created_at) AS oldest
 }
 CALL () {
   MATCH (m:Memory)
+  USING INDEX m:Memory(namespace, created_at)
   WHERE m.namespace = $namespace AND m.created_at IS NOT NULL
-  WITH m ORDER BY m.created_at DESC LIMIT 1
+  WITH m ORDER BY m.namespace DESC, m.created_at DESC LIMIT 1
   RETURN collect(m.created_at) AS newest
 }
-CALL () {
-  MATCH (m:Memory)
-  WHERE m.namespace = $namespace AND m.session_id IS NOT NULL
-  RETURN count(DISTINCT m.session_id) AS sessions
-}
 RETURN coalesce(s.memories, 0) AS memories, coalesce(s.size_bytes, 0) AS size_bytes,
-       coalesce(s.links, 0) AS links, sessions, head(oldest) AS oldest, head(newest) AS newest
+       coalesce(s.links, 0) AS links, coalesce(s.sessions, 0) AS sessions,
+       head(oldest) AS oldest, head(newest) AS newest

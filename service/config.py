@@ -20,9 +20,19 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from service.paths import CONFIG_FILE_VARIABLE, DEFAULT_CONFIG_FILE, resolve_data_dir
+from service.paths import (
+    CONFIG_FILE_VARIABLE,
+    DEFAULT_CONFIG_FILE,
+    DEFAULT_HTTP_HOST,
+    DEFAULT_HTTP_PORT,
+    DEFAULT_LOG_LEVEL,
+    DEFAULT_STARTUP_TIMEOUT_S,
+    ENV_PREFIX,
+    ClientConfig,
+    listen_url,
+    resolve_data_dir,
+)
 
-ENV_PREFIX = "MNEMO_"
 # Variables read by tooling around the service (test session, config file path), not by Settings.
 _AUXILIARY_PREFIXES = ("MNEMO_TEST_", CONFIG_FILE_VARIABLE)
 
@@ -31,8 +41,10 @@ NAMESPACE_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 
 
 class HttpSettings(BaseModel):
-    host: str = Field(default="127.0.0.1", description="Address `serve` listens on.")
-    port: int = Field(default=8080, ge=1, le=65535, description="Port of the HTTP API and `/mcp`.")
+    host: str = Field(default=DEFAULT_HTTP_HOST, description="Address `serve` listens on.")
+    port: int = Field(
+        default=DEFAULT_HTTP_PORT, ge=1, le=65535, description="Port of the HTTP API and `/mcp`."
+    )
     allowed_hosts: list[str] = Field(
         default_factory=list[str],
         description="Host header values accepted besides loopback and `host` (`name:*`: any port).",
@@ -59,7 +71,9 @@ class Neo4jSettings(BaseModel):
     )
     heap: str = Field(default="1g", pattern=r"^[0-9]+[mMgG]$", description="Local Neo4j: heap.")
     startup_timeout_s: float = Field(
-        default=180.0, gt=0, description="Seconds to wait for Neo4j to answer at start-up."
+        default=DEFAULT_STARTUP_TIMEOUT_S,
+        gt=0,
+        description="Seconds to wait for Neo4j to answer at start-up.",
     )
     query_timeout_s: float = Field(default=30.0, gt=0, description="Server-side limit per query.")
     retry_time_s: float = Field(
@@ -300,7 +314,7 @@ class Settings(BaseSettings):
         description="Embedded Qdrant, local Neo4j, daemon log and lock; one process owns it.",
     )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
-        default="INFO", description="Log level (stderr)."
+        default=DEFAULT_LOG_LEVEL, description="Log level (stderr)."
     )
     http: HttpSettings = Field(default_factory=HttpSettings)
     neo4j: Neo4jSettings = Field(default_factory=Neo4jSettings)
@@ -335,6 +349,19 @@ class Settings(BaseSettings):
     def uses_local_stores(self) -> bool:
         """The data folder holds a store (local Neo4j or Qdrant Edge): one process owns it."""
         return not (self.neo4j.uri and self.qdrant.url)
+
+    def client(self) -> ClientConfig:
+        """What a client of the daemon reads of these settings (`paths.client_config`)."""
+        key = self.mcp.api_key.get_secret_value()
+        if not key and self.auth.api_keys:
+            key = self.auth.api_keys[0].key.get_secret_value()
+        return ClientConfig(
+            data_dir=self.data_dir,
+            url=listen_url(self.http.host, self.http.port),
+            api_key=key,
+            start_timeout_s=self.neo4j.startup_timeout_s,
+            log_level=self.log_level,
+        )
 
     @property
     def config_file(self) -> str:

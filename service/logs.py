@@ -8,8 +8,6 @@ import logging
 import sys
 from contextvars import ContextVar
 
-from service.config import Settings
-
 REQUEST_ID: ContextVar[str] = ContextVar("request_id", default="")
 
 
@@ -33,15 +31,15 @@ class QuerylessAccessFilter(logging.Filter):
         return True
 
 
-def configure_logging(settings: Settings) -> None:
-    """Logs go to stderr (stdout carries the stdio transport)."""
+def configure_logging(level: str) -> None:
+    """Logs go to stderr (stdout carries the stdio transport), at `level` (Settings.log_level)."""
     logging.basicConfig(
-        level=settings.log_level,
+        level=level,
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s",
     )
     for handler in logging.getLogger().handlers:
         handler.addFilter(RequestIdFilter())
     # httpx logs every request at INFO: noise for the CLI's probes and the bridge's relaying.
-    if settings.log_level != "DEBUG":
+    if level != "DEBUG":
         logging.getLogger("httpx").setLevel(logging.WARNING)

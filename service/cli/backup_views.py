@@ -14,7 +14,6 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from service.cli.progress_bars import bytes_progress
 from service.cli.remote import Remote, ServiceError
 
 CHUNK = 1 << 20
@@ -42,6 +41,8 @@ def export_command(remote: Remote, args: argparse.Namespace) -> dict[str, Any]:
 
 def _write_lines(lines: Iterator[bytes], path: Path) -> bytes:
     """Write the lines to `path` with a progress bar; the last line."""
+    from service.cli.progress_bars import bytes_progress  # the other commands do without it
+
     last = b""
     try:
         with bytes_progress() as bar, path.open("wb") as output:
@@ -78,6 +79,8 @@ def import_command(remote: Remote, args: argparse.Namespace) -> dict[str, Any]:
     path: Path = args.file
     if not path.is_file():
         raise ServiceError("usage", f"Invalid file value: {str(path)!r} is no file")
+    from service.cli.progress_bars import bytes_progress
+
     with bytes_progress() as bar:
         task = bar.add_task("importing", total=path.stat().st_size)
         chunks = _read(path, lambda size: bar.advance(task, size))

@@ -9,38 +9,34 @@ Output for people goes to stderr; `mcp` keeps stdout for the protocol.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import ipaddress
 import json
 import sys
-from collections.abc import Sequence
-from dataclasses import asdict
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from service.cli.memory_commands import add_commands
 from service.data_folder import lock
-from service.paths import early_location
+from service.paths import ClientConfig, client_config, early_location
 
 if TYPE_CHECKING:
     from service.config import Settings
 
+ClientHandler = Callable[[ClientConfig, argparse.Namespace], int]
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    client = _client_handler(args)
+    if client is not None:
+        return _run_client(client, args)
     owner = _owner(args)
     if owner is not None and (busy := _early_busy()) is not None:
         print(busy, file=sys.stderr)
         return lock.BUSY_EXIT
-    from service.config import load_settings
-
-    try:
-        settings = load_settings()
-    except Exception as exc:
-        print(f"Invalid configuration: {exc}", file=sys.stderr)
+    settings = _settings()
+    if settings is None:
         return 2
-    from service.logs import configure_logging
-
-    configure_logging(settings)
     try:
         if owner is None or not settings.uses_local_stores:
             return int(args.handler(settings, args) or 0)
@@ -49,6 +45,45 @@ def main(argv: Sequence[str] | None = None) -> int:
     except lock.DataFolderBusy as exc:
         print(exc, file=sys.stderr)
         return lock.BUSY_EXIT
+
+
+def _run_client(client: ClientHandler, args: argparse.Namespace) -> int:
+    """A command that only talks to the daemon (the memory commands, the MCP bridge): it reads
+    what a client needs of the settings without building Settings (most of its start-up),
+    unless they are not in a plain form."""
+    from service.logs import configure_logging
+
+    config = client_config()
+    if config is None:
+        settings = _settings()
+        if settings is None:
+            return 2
+        config = settings.client()
+    else:
+        configure_logging(config.log_level)
+    return int(client(config, args) or 0)
+
+
+def _settings() -> Settings | None:
+    """The settings, logging configured by them; None (said on stderr) when they are invalid."""
+    from service.config import load_settings
+    from service.logs import configure_logging
+
+    try:
+        settings = load_settings()
+    except Exception as exc:
+        print(f"Invalid configuration: {exc}", file=sys.stderr)
+        return None
+    configure_logging(settings.log_level)
+    return settings
+
+
+def _client_handler(args: argparse.Namespace) -> ClientHandler | None:
+    """The handler of a command that only talks to the daemon, if this is one."""
+    if getattr(args, "owner", None) == "mcp" and args.embedded:
+        return None
+    client: ClientHandler | None = getattr(args, "client", None)
+    return client
 
 
 def _owner(args: argparse.Namespace) -> str | None:
@@ -68,11 +103,7 @@ def _early_busy() -> str | None:
 
 
 def _url_of(settings: Settings, owner: str) -> str:
-    if owner != "serve":
-        return ""
-    from service.daemon.client import configured_url
-
-    return configured_url(settings)
+    return settings.client().url if owner == "serve" else ""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -91,7 +122,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="serve MCP in this process instead (one client; owns the data folder while it runs)",
     )
-    mcp.set_defaults(handler=_mcp, owner="mcp")
+    mcp.set_defaults(handler=_mcp, client=_bridge, owner="mcp")
     daemon = commands.add_parser("daemon", help="start, stop or inspect the background daemon")
     daemon.add_argument("action", choices=["start", "stop", "status"])
     daemon.set_defaults(handler=_daemon)
@@ -136,11 +167,16 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def _mcp(settings: Settings, args: argparse.Namespace) -> int:
-    if not args.embedded:
-        from service.daemon.control import bridge
+def _bridge(client: ClientConfig, _: argparse.Namespace) -> int:
+    from service.daemon.control import bridge
 
-        return bridge(settings)
+    return bridge(client)
+
+
+def _mcp(settings: Settings, _: argparse.Namespace) -> int:
+    """`mcp --embedded`: the MCP server in this process, on stdio."""
+    import asyncio
+
     from service.api.mcp.server import build_mcp_server
     from service.app import RuntimeRef, open_runtime
 
@@ -165,6 +201,8 @@ def _daemon(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _migrate(settings: Settings, _: argparse.Namespace) -> int:
+    import asyncio
+
     from service.app import neo4j_uri
     from service.stores.graph_store import CypherLibrary, GraphStore
 
@@ -181,6 +219,9 @@ def _migrate(settings: Settings, _: argparse.Namespace) -> int:
 
 
 def _reconcile(settings: Settings, args: argparse.Namespace) -> int:
+    import asyncio
+    from dataclasses import asdict
+
     from rich.progress import MofNCompleteColumn
 
     from service.app import open_runtime
@@ -201,6 +242,8 @@ def _reconcile(settings: Settings, args: argparse.Namespace) -> int:
 
 
 def _index(settings: Settings, _: argparse.Namespace) -> int:
+    import asyncio
+
     from service.app import open_runtime
     from service.stores.vector_health import SelfHealingVectorStore
     from service.stores.vector_store import EdgeVectorStore

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from service.config import Settings
+    from service.paths import ClientConfig
 
 EXIT_CODES = """exit codes of the memory commands:
   0  done
@@ -40,7 +40,7 @@ def add_commands(commands: Any) -> None:
         )
         configure(parser)
         _common(parser)
-        parser.set_defaults(handler=_runner(name))
+        parser.set_defaults(client=_runner(name))
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -50,13 +50,13 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--namespace", help="another namespace (admin keys only)")
 
 
-def _runner(name: str) -> Callable[[Settings, argparse.Namespace], int]:
-    def run(settings: Settings, args: argparse.Namespace) -> int:
+def _runner(name: str) -> Callable[[ClientConfig, argparse.Namespace], int]:
+    def run(client: ClientConfig, args: argparse.Namespace) -> int:
         from service.cli import memory_views
         from service.cli.remote import Remote, ServiceError
 
         try:
-            remote = Remote.connect(settings, args.url, args.api_key)
+            remote = Remote.connect(client, args.url, args.api_key)
             try:
                 memory_views.run(name, remote, args)
             finally:

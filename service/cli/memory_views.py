@@ -1,6 +1,6 @@
 """What the CLI's memory commands do and show: each command's call to the running service and
 its rendering (rich tables for people; `--json` prints the answer as it is). Imported only when
-one of these commands runs (rich and the HTTP client take a moment to load)."""
+one of these commands runs (rich takes a moment to load)."""
 
 from __future__ import annotations
 
@@ -275,6 +275,6 @@ def run(name: str, remote: Remote, args: argparse.Namespace) -> None:
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
-        render(Console(soft_wrap=False), result)
+        render(Console(soft_wrap=False, emoji=False), result)
     if name == "import" and (problem := import_shortfall(result)) is not None:
         raise problem

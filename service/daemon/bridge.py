@@ -8,11 +8,16 @@ import base64
 import json
 import logging
 import re
+import sys
 import threading
 from collections.abc import AsyncIterator, Callable
 from typing import Any, BinaryIO, cast
 
-import httpx
+# httpx imports its own command line (click, rich, pygments: about half its import time) unless
+# that import fails; the bridge never runs it, and answers its client that much sooner.
+cast(dict[str, object], sys.modules).setdefault("httpx._main", None)
+
+import httpx  # noqa: E402
 
 log = logging.getLogger(__name__)
 

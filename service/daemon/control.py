@@ -10,28 +10,28 @@ import os
 import signal
 import sys
 import time
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-import httpx
-
-from service.config import Settings
 from service.daemon.bridge import Bridge
-from service.daemon.client import LOG_FILE, DaemonError, api_headers, ensure_server
+from service.daemon.client import LOG_FILE, DaemonError, api_headers, ensure_server, get_json
 from service.data_folder import discovery, lock
+from service.paths import ClientConfig
 from service.processes import alive
-from service.stores.neo4j_local import LocalNeo4j
+
+if TYPE_CHECKING:
+    from service.config import Settings
 
 STOPPED_EXIT = 3
 
 
-def bridge(settings: Settings) -> int:
+def bridge(client: ClientConfig) -> int:
     """Relay MCP between stdio and the server that owns the data folder (started if needed)."""
     try:
-        url = ensure_server(settings)
+        url = ensure_server(client)
         relay = Bridge(
             url,
-            api_headers(settings),
-            lambda: ensure_server(settings),
+            api_headers(client),
+            lambda: ensure_server(client),
             sys.stdin.buffer,
             sys.stdout.buffer,
         )
@@ -47,7 +47,7 @@ def bridge(settings: Settings) -> int:
 def start(settings: Settings) -> int:
     running = discovery.running(settings.data_dir)
     try:
-        url = ensure_server(settings)
+        url = ensure_server(settings.client())
     except DaemonError as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -122,10 +122,10 @@ def _daemon_pid(settings: Settings) -> int | None:
 
 
 def _readiness(url: str) -> dict[str, Any]:
-    try:
-        body: object = httpx.get(f"{url}/readyz", timeout=10).json()
-    except (httpx.HTTPError, ValueError) as exc:
-        return {"error": type(exc).__name__}
+    answer = get_json(f"{url}/readyz", timeout_s=10)
+    if answer is None:
+        return {"error": "unreachable"}
+    body = answer[1]
     checks = cast(dict[str, Any], body).get("checks") if isinstance(body, dict) else None
     return cast(dict[str, Any], checks) if isinstance(checks, dict) else {}
 
@@ -135,6 +135,8 @@ def _neo4j(settings: Settings, checks: dict[str, Any]) -> dict[str, Any]:
     check = checks.get("neo4j", {})
     if settings.neo4j.uri:
         return {"uri": settings.neo4j.uri, "status": check.get("status", "unknown")}
+    from service.stores.neo4j_local import LocalNeo4j
+
     local = LocalNeo4j(settings.neo4j, settings.data_dir).status()
     return {
         "uri": local.bolt_uri,

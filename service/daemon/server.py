@@ -13,7 +13,6 @@ import uvicorn
 
 from service.api.http.app import create_app
 from service.config import Settings
-from service.daemon.client import configured_url
 from service.daemon.http_protocol import EnvelopeHttpToolsProtocol
 from service.data_folder import discovery, lock
 from service.logs import QuerylessAccessFilter
@@ -32,7 +31,7 @@ class DaemonServer(uvicorn.Server):
     async def startup(self, sockets: Any = None) -> None:
         await super().startup(sockets)
         if self.started:
-            url = configured_url(self._settings)
+            url = self._settings.client().url
             discovery.write(self._settings.data_dir, url, self._started_at)
             log.info("serving %s; data folder %s", url, self._settings.data_dir)
 
@@ -46,7 +45,7 @@ class DaemonServer(uvicorn.Server):
 
 def serve(settings: Settings) -> int:
     """Run the daemon until SIGTERM/SIGINT; stores close (and flush) in the app's lifespan."""
-    url = configured_url(settings)
+    url = settings.client().url
     print(f"mnemograph: data folder {settings.data_dir}; serving {url}", file=sys.stderr)
     if not settings.uses_local_stores:
         return _run(settings)

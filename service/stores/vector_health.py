@@ -136,8 +136,8 @@ class SelfHealingVectorStore:
     ) -> list[VectorHit]:
         return await self.inner.search(vector, flt, limit, score_threshold, with_vectors)
 
-    async def count(self, namespace: str | None = None) -> int:
-        return await self.inner.count(namespace)
+    async def count(self, namespace: str | None = None, exact: bool = True) -> int:
+        return await self.inner.count(namespace, exact)
 
     async def existing_ids(self, ids: Sequence[str]) -> set[str]:
         return await self.inner.existing_ids(ids)

@@ -3,20 +3,26 @@ exact windows, exact counters and exact LRU evictions."""
 
 from __future__ import annotations
 
+import json
 import uuid
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from service.config import Settings
+from service.core.jsonl import numbered_lines
 from service.core.memories import MemoryService
-from service.core.models import SaveInput, now_utc
+from service.core.models import SaveInput, UpdateInput, now_utc
 from service.core.stores import Stores
+from service.core.upkeep.backup import export_lines, restore
+from service.core.write.batch import BatchSaver
 from service.core.write.save_plan import plan_memory
 from service.errors import InvalidParameter, NotFound
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore
+from tests.browser_graph import open_driver
 from tests.conftest import save_in_batches
 
 
@@ -168,6 +174,75 @@ async def test_stats_count_exactly_after_saves_links_updates_and_deletes(
     await memories.link(namespace, "a", "c")
     await memories.link(namespace, "a", "c", remove=True)
     assert (await memories.lifecycle.stats(namespace))["linkCount"] == 0
+
+
+RECOUNT = """
+MATCH (m:Memory {namespace: $namespace})
+CALL (m) {
+  OPTIONAL MATCH (m)-[r:LINK]->(:Memory)
+  RETURN count(r) AS links
+}
+RETURN count(m) AS memories, sum(m.size_bytes) AS size_bytes, sum(links) AS links,
+       count(DISTINCT m.session_id) AS sessions
+"""
+
+
+async def counted(memories: MemoryService, settings: Settings, namespace: str) -> list[int]:
+    """memoryCount, dbSizeBytes, linkCount and sessionCount of memory_stats (its counters),
+    each checked against a scan of the namespace."""
+    async with open_driver(settings.neo4j) as driver:
+        records, _, _ = await driver.execute_query(RECOUNT, namespace=namespace)
+    row = records[0]
+    scanned = [row["memories"], row["size_bytes"] + 64 * row["links"], row["links"]]
+    stats = await memories.lifecycle.stats(namespace)
+    figures = [stats["memoryCount"], stats["dbSizeBytes"], stats["linkCount"]]
+    assert (figures, stats["sessionCount"]) == (scanned, row["sessions"])
+    return [*figures[::2], stats["sessionCount"]]
+
+
+async def test_stats_counters_stay_exact_through_every_write_path(
+    memories: MemoryService,
+    batches: BatchSaver,
+    settings: Settings,
+    graph: GraphStore,
+    edge_store: EdgeVectorStore,
+    embedder: LocalMiniLM,
+    context_store: EdgeVectorStore,
+    namespace: str,
+) -> None:
+    for key, session in (("a", "s1"), ("b", "s1"), ("c", "s2")):
+        await memories.save(namespace, save_input(key, session_id=session))
+    assert await counted(memories, settings, namespace) == [3, 0, 2]
+    await batches.save(
+        namespace,
+        [
+            {"key": "d", "content": "content of d", "session_id": "s2"},
+            {"key": "e", "content": "content of e", "session_id": "s3"},
+            {"key": "f", "content": "content of f"},
+            {"key": "a", "content": "content of a", "session_id": "s4"},
+        ],
+    )
+    await memories.link(namespace, "e", "d")
+    assert await counted(memories, settings, namespace) == [6, 1, 4]  # s1 s2 s3 s4
+    await memories.update(namespace, "b", UpdateInput(session_id="s4"))  # s1 is left empty
+    await memories.update(namespace, "c", UpdateInput(session_id=None))
+    await memories.link(namespace, "a", "f")
+    assert await counted(memories, settings, namespace) == [6, 2, 3]  # s2 s3 s4
+    copy = f"{namespace}-copy"
+    lines = [json.dumps(line).encode() async for line in export_lines(graph, namespace)]
+    await restore(batches, copy, numbered_lines(as_stream(lines), 1024**2))
+    assert await counted(memories, settings, copy) == [6, 2, 3]
+    await restore(batches, copy, numbered_lines(as_stream(lines), 1024**2))  # nothing new
+    assert await counted(memories, settings, copy) == [6, 2, 3]
+    await memories.delete(namespace, keys=["e", "a"])  # s3 goes, s4 stays with b
+    assert await counted(memories, settings, namespace) == [4, 0, 2]
+    tiny = with_budget(settings, graph, edge_store, embedder, context_store, 1)
+    await tiny.lifecycle.cleanup(copy)
+    assert await counted(memories, settings, copy) == [0, 0, 0]
+
+
+async def as_stream(lines: list[bytes]) -> AsyncIterator[bytes]:
+    yield b"\n".join(lines) + b"\n"
 
 
 async def test_stats_report_missing_vectors_as_degraded_health(

@@ -144,6 +144,19 @@ async def test_delete_removes_points_and_counts_follow(store: VectorStore) -> No
     assert sorted(await store.all_ids(batch=2)) == sorted(p.id for p in points[1:])
 
 
+async def test_the_payload_index_count_of_a_namespace_follows_upserts_flags_and_deletes(
+    store: VectorStore,
+) -> None:
+    base = np.ones(384, dtype=np.float32)
+    points = [point(base) for _ in range(5)] + [point(base, namespace="other")]
+    await store.upsert(points)
+    await store.upsert(points[:2])  # the same ids again
+    await store.set_superseded([points[2].id], True)
+    await store.delete([points[0].id, points[5].id])
+    counts = [await store.count("ns", exact=False), await store.count("other", exact=False)]
+    assert counts == [await store.count("ns"), await store.count("other")] == [4, 0]
+
+
 async def test_upsert_of_the_same_id_replaces_the_vector(store: VectorStore) -> None:
     first = point(np.eye(384, dtype=np.float32)[0])
     await store.upsert([first])

@@ -16,7 +16,6 @@ from service.config import AuthSettings, HttpSettings, McpSettings, Settings
 from service.daemon.client import (
     DaemonError,
     api_headers,
-    configured_url,
     find_server,
     start_failure,
 )
@@ -25,7 +24,7 @@ from service.data_folder import discovery, folder_id, lock
 
 def test_a_wildcard_listen_address_is_reached_on_loopback() -> None:
     def url(host: str) -> str:
-        return configured_url(Settings(http=HttpSettings(host=host, port=9000)))
+        return Settings(http=HttpSettings(host=host, port=9000)).client().url
 
     assert url("0.0.0.0") == "http://127.0.0.1:9000"
     assert url("::1") == "http://[::1]:9000"
@@ -35,9 +34,13 @@ def test_a_wildcard_listen_address_is_reached_on_loopback() -> None:
 def test_the_bridge_sends_its_own_key_else_the_first_configured_one_else_none() -> None:
     keys = AuthSettings.model_validate({"api_keys": "k1:team:writer,k2:ops:admin"})
     own = McpSettings.model_validate({"api_key": "mine"})
-    assert api_headers(Settings(auth=AuthSettings(), mcp=McpSettings())) == {}
-    assert api_headers(Settings(auth=keys, mcp=McpSettings())) == {"authorization": "Bearer k1"}
-    assert api_headers(Settings(auth=keys, mcp=own)) == {"authorization": "Bearer mine"}
+
+    def headers(auth: AuthSettings, mcp: McpSettings) -> dict[str, str]:
+        return api_headers(Settings(auth=auth, mcp=mcp).client())
+
+    assert headers(AuthSettings(), McpSettings()) == {}
+    assert headers(keys, McpSettings()) == {"authorization": "Bearer k1"}
+    assert headers(keys, own) == {"authorization": "Bearer mine"}
 
 
 def test_a_failed_start_is_told_by_its_last_error_line_since_the_spawn(tmp_path: Path) -> None:
@@ -125,7 +128,7 @@ def test_the_server_on_the_port_is_used_only_when_it_serves_this_folder(
     tmp_path: Path, health_server: tuple[type[_Health], int]
 ) -> None:
     handler, port = health_server
-    settings = Settings(data_dir=tmp_path, http=HttpSettings(host="127.0.0.1", port=port))
+    settings = Settings(data_dir=tmp_path, http=HttpSettings(host="127.0.0.1", port=port)).client()
     url = f"http://127.0.0.1:{port}"
     handler.served_id = "another-folder"
     assert find_server(settings) == url  # a folder never opened follows any server (Docker)

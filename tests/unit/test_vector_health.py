@@ -88,7 +88,7 @@ class FlakyEngine:
     ) -> list[VectorHit]:
         return []
 
-    async def count(self, namespace: str | None = None) -> int:
+    async def count(self, namespace: str | None = None, exact: bool = True) -> int:
         return len(self.points)
 
     async def existing_ids(self, ids: Sequence[str]) -> set[str]:

@@ -163,10 +163,12 @@ class Lifecycle:
         }
 
     async def stats(self, namespace: str) -> StatsResult:
-        """Every memory_stats figure from counters and index seeks (no scan of memories)."""
+        """Every memory_stats figure from counters and index seeks (no scan of memories). The
+        vectors are counted by the engine's payload index; only when that figure differs from
+        the memories are the points counted (their exact number tells what is missing)."""
         rows, vector_count, (fulltext_index, fulltext), waiting = await asyncio.gather(
             self.stores.graph.read("namespace_stats", namespace=namespace),
-            self.stores.vectors.count(namespace),
+            self.stores.vectors.count(namespace, exact=False),
             self.stores.graph.keyword_index_state(namespace),
             self.stores.graph.read(
                 "context_backlog", namespace=namespace, vector_store=self.stores.vectors.store_id
@@ -175,6 +177,8 @@ class Lifecycle:
         backlog = Backlog.of(waiting[0])
         row = rows[0]
         memories, links = int(row["memories"]), int(row["links"])
+        if vector_count != memories:
+            vector_count = await self.stores.vectors.count(namespace)
         size = int(row["size_bytes"]) + LINK_BYTES * links
         limit = self.memory.max_size_bytes
         return {

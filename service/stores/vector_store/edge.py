@@ -225,13 +225,13 @@ class EdgeVectorStore:
             found.update(read)
         return found
 
-    async def count(self, namespace: str | None = None) -> int:
+    async def count(self, namespace: str | None = None, exact: bool = True) -> int:
         flt = (
             None
             if namespace is None
             else _edge_filter(VectorFilter(namespace, MemoryFilters(include_superseded=True)))
         )
-        return self.shard.count(edge.CountRequest(exact=True, filter=flt))
+        return self.shard.count(edge.CountRequest(exact=exact, filter=flt))
 
     async def existing_ids(self, ids: Sequence[str]) -> set[str]:
         if not ids:

@@ -205,14 +205,14 @@ class ServerVectorStore:
             for p in response.points
         ]
 
-    async def count(self, namespace: str | None = None) -> int:
+    async def count(self, namespace: str | None = None, exact: bool = True) -> int:
         flt = (
             None
             if namespace is None
             else _server_filter(VectorFilter(namespace, MemoryFilters(include_superseded=True)))
         )
         result = await self._call(
-            "count", lambda: self._client.count(self._collection, count_filter=flt, exact=True)
+            "count", lambda: self._client.count(self._collection, count_filter=flt, exact=exact)
         )
         return result.count
 
