@@ -6,6 +6,7 @@ The only module that imports `neo4j`. Values leave it as plain Python (datetimes
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import logging
 import re
@@ -79,7 +80,6 @@ class CypherLibrary:
         )
         self.namespace_scoped = self._using(NAMESPACE_SCOPE)
         self.keyword_reads = self._using(KEYWORD_INDEXES)
-        self._keyword_schema = (root / "namespace" / "keyword_indexes.cypher").read_text()
 
     def _using(self, parameters: tuple[str, ...]) -> frozenset[str]:
         """The statements that use any of `parameters`."""
@@ -94,6 +94,10 @@ class CypherLibrary:
         if name not in self.namespace_scoped:
             return dict(params)
         return {**params, **namespace_scope(params["namespace"])}
+
+    @functools.cached_property
+    def _keyword_schema(self) -> str:
+        return (self.root / "namespace" / "keyword_indexes.cypher").read_text()
 
     def keyword_schema(self, namespace: str) -> list[LiteralString]:
         """The statements that create the fulltext indexes of `namespace`, if missing."""
