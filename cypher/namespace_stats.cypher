@@ -1,18 +1,19 @@
 // memory_stats: the namespace's maintained counters (memories, size_bytes, links, sessions) and
 // its oldest and newest memory: one seek of the (namespace, created_at) index each, which gives
-// them in order only when named and sorted on both of its properties (else the planner walks the
-// store-wide created_at index until it meets the namespace, or sorts the whole namespace).
+// them in order only when named as a seek and sorted on both of its properties (else the planner
+// walks the store-wide created_at index, or the whole composite index, until it meets the
+// namespace, or sorts the whole namespace).
 OPTIONAL MATCH (s:NamespaceStats {namespace: $namespace})
 CALL () {
   MATCH (m:Memory)
-  USING INDEX m:Memory(namespace, created_at)
+  USING INDEX SEEK m:Memory(namespace, created_at)
   WHERE m.namespace = $namespace AND m.created_at IS NOT NULL
   WITH m ORDER BY m.namespace, m.created_at ASC LIMIT 1
   RETURN collect(m.created_at) AS oldest
 }
 CALL () {
   MATCH (m:Memory)
-  USING INDEX m:Memory(namespace, created_at)
+  USING INDEX SEEK m:Memory(namespace, created_at)
   WHERE m.namespace = $namespace AND m.created_at IS NOT NULL
   WITH m ORDER BY m.namespace DESC, m.created_at DESC LIMIT 1
   RETURN collect(m.created_at) AS newest
