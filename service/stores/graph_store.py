@@ -458,9 +458,9 @@ def _plain(value: Any) -> Any:
     kind: type[Any] = type(cast(object, value))
     if kind is list:
         items = cast(list[Any], value)
-        if items and type(items[0]) in _SCALARS and all(type(v) in _SCALARS for v in items):
+        if all(type(v) in _SCALARS for v in items):
             return items
-        return [_plain(v) for v in items]
+        return [v if type(v) in _SCALARS else _plain(v) for v in items]
     if kind is dict:
         return {k: _plain(v) for k, v in cast(dict[str, Any], value).items()}
     if isinstance(value, neo4j_time.DateTime):
