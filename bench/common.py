@@ -22,8 +22,9 @@ from service.config import Neo4jSettings, load_settings
 from service.core.memories import MemoryService
 from service.core.read.retrieval import Retrieval
 from service.core.stores import Stores
+from service.stores.cypher_library import CypherLibrary
 from service.stores.embeddings import LocalMiniLM
-from service.stores.graph_store import CypherLibrary, GraphStore
+from service.stores.graph_store import GraphStore
 from service.stores.neo4j_local import LocalNeo4j, free_port
 from service.stores.vector_store import EdgeVectorStore
 

@@ -31,7 +31,7 @@ from service.core.models import SaveInput
 from service.core.read.retrieval import Retrieval
 from service.core.search_inputs import FulltextInput
 from service.core.write.batch import BatchSaver
-from service.stores.graph_store import namespace_scope
+from service.stores.cypher_library import namespace_scope
 
 BIG = "big"
 QUERIES = 200

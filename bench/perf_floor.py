@@ -15,8 +15,9 @@ from service.core.read.channels import Channels
 from service.core.read.fulltext import free_text_query
 from service.core.stores import Stores
 from service.filters import MemoryFilters
+from service.stores.cypher_library import CypherLibrary
 from service.stores.embeddings import build_embedder
-from service.stores.graph_store import CypherLibrary, GraphStore
+from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore, VectorFilter, VectorHit, collection_name
 
 WARM = 10

@@ -34,8 +34,9 @@ from service.core.search_inputs import RetrieveInput, RetrieveMode
 from service.core.stores import Stores
 from service.core.upkeep.context_index import ContextIndex
 from service.core.write.batch import BatchSaver
+from service.stores.cypher_library import CypherLibrary
 from service.stores.embeddings import LocalMiniLM
-from service.stores.graph_store import CypherLibrary, GraphStore
+from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore
 
 NAMESPACE = "tune"

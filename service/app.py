@@ -21,8 +21,9 @@ from service.core.write.batch import BatchSaver
 from service.data_folder import lock
 from service.errors import InternalError
 from service.retry import wait_until_ready
+from service.stores.cypher_library import CypherLibrary
 from service.stores.embeddings import Embedder, SharedEmbedder, build_embedder
-from service.stores.graph_store import CypherLibrary, GraphStore
+from service.stores.graph_store import GraphStore
 from service.stores.neo4j_local import LocalNeo4j
 from service.stores.vector_health import SelfHealingVectorStore
 from service.stores.vector_store import (

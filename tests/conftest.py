@@ -23,8 +23,9 @@ from service.core.read.retrieval import Retrieval
 from service.core.stores import Stores
 from service.core.upkeep.context_index import ContextIndex
 from service.core.write.batch import BatchSaver
+from service.stores.cypher_library import CypherLibrary
 from service.stores.embeddings import LocalMiniLM
-from service.stores.graph_store import CypherLibrary, GraphStore
+from service.stores.graph_store import GraphStore
 from service.stores.neo4j_local import LocalNeo4j, free_port
 from service.stores.vector_store import EdgeVectorStore, ServerVectorStore
 from tests.qdrant_process import QdrantPeer

@@ -204,7 +204,8 @@ def _migrate(settings: Settings, _: argparse.Namespace) -> int:
     import asyncio
 
     from service.app import neo4j_uri
-    from service.stores.graph_store import CypherLibrary, GraphStore
+    from service.stores.cypher_library import CypherLibrary
+    from service.stores.graph_store import GraphStore
 
     async def run() -> list[str]:
         graph = GraphStore(settings.neo4j, neo4j_uri(settings), CypherLibrary())

@@ -24,7 +24,8 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from service.api.tools import TOOLS
 from service.config import Settings
-from service.stores.graph_store import CYPHER_ROOT, CypherLibrary, GraphStore
+from service.stores.cypher_library import CYPHER_ROOT, CypherLibrary
+from service.stores.graph_store import GraphStore
 from service.stores.neo4j_local import free_port
 
 REPO = Path(__file__).resolve().parents[2]

@@ -19,8 +19,9 @@ from service.core.upkeep.backup import export_lines, restore
 from service.core.write.batch import BatchSaver
 from service.core.write.save_plan import plan_memory
 from service.errors import InvalidParameter, NotFound
+from service.stores.cypher_library import CypherLibrary
 from service.stores.embeddings import LocalMiniLM
-from service.stores.graph_store import CypherLibrary, GraphStore
+from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore
 from tests.browser_graph import open_driver
 from tests.conftest import save_in_batches

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.stores.graph_store import CYPHER_ROOT, CypherLibrary, with_fragments
+from service.stores.cypher_library import CYPHER_ROOT, CypherLibrary, with_fragments
 
 
 def test_an_include_line_becomes_the_fragment_at_its_indent() -> None:

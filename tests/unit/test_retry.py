@@ -15,7 +15,8 @@ from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, Sessio
 from service.config import Neo4jSettings
 from service.errors import BackendUnavailable, InvalidParameter
 from service.retry import retrying, seconds, wait_until_ready
-from service.stores.graph_store import CypherLibrary, GraphStore, may_retry
+from service.stores.cypher_library import CypherLibrary
+from service.stores.graph_store import GraphStore, may_retry
 from service.stores.neo4j_local import free_port
 
 

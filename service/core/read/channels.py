@@ -281,7 +281,7 @@ class Channels:
 
 
 def lucene_fetch(wanted: int) -> int:
-    """Lucene hits fetched first for `wanted` kept ones: other namespaces and filters thin them."""
+    """Lucene hits fetched first for `wanted` kept ones: the memory filters thin them."""
     return max(4 * wanted, 200)
 
 
