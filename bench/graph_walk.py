@@ -1,6 +1,7 @@
 """The graph expansion of retrieve_context alone: the walk of `max_hops` 2 from 5 random seeds
 over the perf corpus (links drawn by preferential attachment, about 4 per memory), seeded through
-the batch path, timed in-process; also its one statement through the driver.
+the batch path, timed in-process: in Neo4j, and over the namespace's link graph held in process
+(its load time and size, and the version read each such walk makes).
 
 Run: `python -m bench.graph_walk [--size 10000] [--walks 300]`; writes
 bench/results/graph_walk_<size>.json.
@@ -14,7 +15,9 @@ import random
 import statistics
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +27,11 @@ from devtools.seeding import save_in_batches
 from service.core.memories import MemoryService
 from service.core.models import SaveInput
 from service.core.read.channels import Channels
+from service.core.stores import Stores
 from service.core.write.batch import BatchSaver
+from service.stores.cypher_library import CypherLibrary
+from service.stores.graph_store import GraphStore
+from service.stores.link_graph import LinkGraph
 
 NAMESPACE = "walk"
 SEEDS = 5
@@ -47,39 +54,70 @@ async def measure(neo4j_uri: str, data: Path, size: int, walks: int) -> dict[str
 
 
 async def time_walks(memories: MemoryService, seed_sets: list[dict[str, float]]) -> dict[str, Any]:
-    """Each walk through the channel, then its statement alone; the first WARM not counted."""
-    channels = Channels(memories.settings.search, memories.stores)
-    budget = memories.settings.search.graph_max_nodes
+    """Each walk in Neo4j (a store holding no link graph), then in process once the namespace's
+    link graph is loaded, then the version read alone; the first WARM of each not counted."""
+    graph = memories.stores.graph
+    in_neo4j = GraphStore(
+        memories.settings.neo4j.model_copy(update={"link_graph_items": 0}),
+        graph.uri,
+        CypherLibrary(),
+    )
+    try:
+        neo4j = await walk_times(memories, replace(memories.stores, graph=in_neo4j), seed_sets)
+    finally:
+        await in_neo4j.close()
+    started = time.perf_counter()
+    for _ in range(6000):  # a load, and the pause before one, take seconds at most
+        if await graph.link_graph(NAMESPACE) is not None:
+            break
+        await asyncio.sleep(0.01)
+    loaded_s = time.perf_counter() - started
+    in_process = await walk_times(memories, memories.stores, seed_sets)
+    return {
+        "walk_in_neo4j": neo4j,
+        "walk_in_process": in_process,
+        "link_graph": {"loaded_in_s": round(loaded_s, 2), **await snapshot_size(graph)},
+        "version_read": summary(await version_reads(graph, 300)),
+    }
+
+
+async def version_reads(graph: GraphStore, count: int) -> list[float]:
+    """The one round trip a walk in process still makes: the namespace's graph version."""
+    samples: list[float] = []
+    for _ in range(WARM + count):
+        started = time.perf_counter()
+        await graph.read("graph_version", namespace=NAMESPACE)
+        samples.append((time.perf_counter() - started) * 1000)
+    return samples[WARM:]
+
+
+async def snapshot_size(graph: GraphStore) -> dict[str, Any]:
+    """The loaded snapshot's items and the Python memory of one built from the same rows."""
+    memories = (await graph.read("link_graph_memories", namespace=NAMESPACE))[0]["memories"]
+    links = (await graph.read("link_graph_links", namespace=NAMESPACE))[0]["links"]
+    tracemalloc.start()
+    built = LinkGraph.build(0, memories, links)
+    held, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return {"items": built.size, "links": len(links), "python_mb": round(held / 2**20, 1)}
+
+
+async def walk_times(
+    memories: MemoryService, stores: Stores, seed_sets: list[dict[str, float]]
+) -> dict[str, Any]:
+    """The channel's walk over `stores` for each seed set, as retrieve_context walks (with the
+    link graph lookup, which it runs beside its channels); the first WARM not counted."""
+    channels = Channels(memories.settings.search, stores)
     walk_ms: list[float] = []
-    statement_ms: list[float] = []
     reached: list[int] = []
-    rows: list[int] = []
     for number, seeds in enumerate(seed_sets):
         started = time.perf_counter()
-        found = await channels.walk(NAMESPACE, seeds, 2)
-        middle = time.perf_counter()
-        answer = await memories.stores.graph.read(
-            "graph_walk",
-            seeds=list(seeds),
-            relevance=seeds,
-            namespace=NAMESPACE,
-            two_hops=True,
-            limit=budget + SEEDS * 8,
-            limit_two=2 * budget,
-            keep=[],
-            min_value=None,
-        )
+        graph = await channels.link_graph(NAMESPACE)
+        found = await channels.walk(NAMESPACE, seeds, 2, graph=graph)
         if number >= WARM:
-            walk_ms.append((middle - started) * 1000)
-            statement_ms.append((time.perf_counter() - middle) * 1000)
+            walk_ms.append((time.perf_counter() - started) * 1000)
             reached.append(len(found))
-            rows.append(len(answer[0]["first"]) + len(answer[0]["second"]))
-    return {
-        "walk": summary(walk_ms),
-        "statement": summary(statement_ms),
-        "memories_reached_mean": round(statistics.fmean(reached), 1),
-        "rows_mean": round(statistics.fmean(rows), 1),
-    }
+    return {**summary(walk_ms), "memories_reached_mean": round(statistics.fmean(reached), 1)}
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -1,6 +1,11 @@
 // After an import: the imported memories whose superseded_by names no memory of the namespace
 // (its line failed, or was never in the file) are current; their vectors are marked pending until
 // both collections drop the superseded flag, and their contexts are refreshed.
+// The namespace's graph_version moves (link graph snapshots are stale).
+CALL () {
+  MATCH (stats:NamespaceStats {namespace: $namespace})
+  SET stats.graph_version = coalesce(stats.graph_version, 0) + 1
+}
 UNWIND $ids AS memory_id
 MATCH (old:Memory {id: memory_id})
 WHERE old.namespace = $namespace AND old.superseded_by IS NOT NULL

@@ -3,8 +3,9 @@
 // only) records it, and a memory that was not superseded before has its vector marked pending
 // until both vector collections carry the superseded flag, and its context marked for refresh (so
 // that a refresh which read it before this commit cannot leave the old flag on its context
-// vector). Rows: the memories newly flagged, with `was_synced` false when their vector was
-// already pending for another write.
+// vector); the namespace's graph_version moves (link graph snapshots of it are stale). Rows: the
+// memories newly flagged, with `was_synced` false when their vector was already pending for
+// another write.
 UNWIND $rows AS row
 MATCH (new:Memory {id: row.id})
 UNWIND row.old_ids AS old_id
@@ -18,6 +19,11 @@ WITH DISTINCT new, old, old.superseded_by IS NULL AS flagged, old.vector_state =
 MERGE (new)-[s:SUPERSEDES]->(old)
 ON CREATE SET s.created_at = $now
 SET old.superseded_by = new.id, old.superseded_at = at
+WITH new, old, flagged, was_synced
+CALL (new) {
+  MATCH (stats:NamespaceStats {namespace: new.namespace})
+  SET stats.graph_version = coalesce(stats.graph_version, 0) + 1
+}
 FOREACH (x IN CASE WHEN flagged THEN [old] ELSE [] END |
   SET x.vector_state = 'pending', x.context_state = 'pending',
       x.context_seq = coalesce(x.context_seq, 0) + 1,

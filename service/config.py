@@ -82,6 +82,12 @@ class Neo4jSettings(BaseModel):
         description="How long a transient failure is retried (a single write only when Neo4j "
         "rolled it back).",
     )
+    link_graph_items: int = Field(
+        default=1_000_000,
+        ge=0,
+        description="Memories plus link ends held in process for the graph walk, all "
+        "namespaces together (about 200 bytes each); 0: every walk runs in Neo4j.",
+    )
 
 
 class QdrantSettings(BaseModel):

@@ -56,6 +56,25 @@ CONTEXT_REFRESHES = Gauge(
 )
 
 
+LINK_GRAPH_LOOKUPS = Gauge(
+    "mnemograph_link_graph",
+    "Graph walks' link graph lookups of this process since it started, by outcome: current (the "
+    "walk ran in process), stale (it ran in Neo4j), loaded (a snapshot loaded), discarded (a write "
+    "committed during its load)",
+    ["outcome"],
+)
+LINK_GRAPH_ITEMS = Gauge(
+    "mnemograph_link_graph_items",
+    "Memories plus link ends held in process for the graph walk (neo4j.link_graph_items bounds it)",
+)
+
+
+def observe_link_graphs(counts: Mapping[str, int], held: int) -> None:
+    for outcome, count in counts.items():
+        LINK_GRAPH_LOOKUPS.labels(outcome).set(count)
+    LINK_GRAPH_ITEMS.set(held)
+
+
 def observe_context_backlog(pending: int, approximate: int, oldest_wait_s: float) -> None:
     CONTEXT_BACKLOG.labels("pending").set(pending)
     CONTEXT_BACKLOG.labels("approximate").set(approximate)

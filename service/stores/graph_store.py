@@ -34,6 +34,7 @@ from service.config import Neo4jSettings
 from service.errors import BackendUnavailable, Conflict, MnemographError
 from service.retry import retrying
 from service.stores.cypher_library import CypherLibrary, literal, namespace_scope
+from service.stores.link_graph import LinkGraph, LinkGraphs
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +71,7 @@ class GraphStore:
         self._marked_listeners: list[Callable[[], object]] = []
         self._keyword_indexed: set[str] = set()
         self._keyword_indexing = asyncio.Lock()
+        self._link_graphs = LinkGraphs(self.read, settings.link_graph_items)
         password = settings.password.get_secret_value()
         # The driver's factories and records are partially typed: typed here, at the boundary.
         graph_database: Any = AsyncGraphDatabase
@@ -88,6 +90,7 @@ class GraphStore:
         return self._uri
 
     async def close(self) -> None:
+        await self._link_graphs.close()
         await self._driver.close()
 
     async def check(self) -> None:
@@ -110,6 +113,16 @@ class GraphStore:
         self._keyword_indexed.discard(namespace)  # dropped since: made again
         await self.ensure_keyword_indexes(namespace)
         return await self._auto_commit(query, params, READ_ACCESS)
+
+    async def link_graph(self, namespace: str) -> LinkGraph | None:
+        """The namespace's memories and links in process, when that snapshot is up to date
+        (one version read), for the graph walk; None: walk in Neo4j."""
+        return await self._link_graphs.current(namespace)
+
+    @property
+    def link_graphs(self) -> LinkGraphs:
+        """The link graph snapshots this store holds, with their counts (metrics)."""
+        return self._link_graphs
 
     async def ensure_keyword_indexes(self, namespace: str) -> None:
         """Create the two fulltext indexes of `namespace` unless this store knows they exist,

@@ -4,6 +4,7 @@ once and split the context backlog; two with embedded stores keep to their own s
 from __future__ import annotations
 
 import asyncio
+import re
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -188,6 +189,41 @@ async def test_a_link_made_through_one_replica_is_seen_through_the_other(
     links = [(link["key"], link["weight"]) for link in linked["memories"][0]["links"]]
     assert links == [("target", 0.8)]
     assert unlinked["memories"][0]["links"] == []
+
+
+async def walks_in_process(api: HttpApi) -> float:
+    """The graph walks this replica ran over a link graph it holds (its /metrics)."""
+    metrics = (await api.client.get("/metrics")).text
+    found = re.search(r'^mnemograph_link_graph\{outcome="current"\} (\S+)$', metrics, re.M)
+    return float(found.group(1)) if found else 0.0
+
+
+async def test_a_walk_held_in_process_by_one_replica_follows_links_made_through_the_other(
+    apis: tuple[HttpApi, HttpApi], namespace: str
+) -> None:
+    a, b = apis
+    for key in ("hub", "left", "right"):
+        await a.call("memory_save", namespace=namespace, key=key, content=f"the {key} memory")
+    await a.call("memory_link", namespace=namespace, **{"from": "hub", "to": "left"}, weight=0.6)
+    query = {"namespace": namespace, "query": "hub", "search_mode": "graph", "anchors": ["hub"]}
+
+    async def reached() -> tuple[list[str], float]:
+        before = await walks_in_process(a)
+        found = await a.call("retrieve_context", **query)
+        keys = [result["key"] for result in found["results"]]
+        return keys, await walks_in_process(a) - before
+
+    keys, in_process = await reached()
+    for _ in range(200):  # until A has loaded the namespace's link graph
+        if in_process:
+            break
+        await asyncio.sleep(0.05)
+        keys, in_process = await reached()
+    assert (keys, in_process) == (["left"], 1.0)
+    await b.call("memory_link", namespace=namespace, **{"from": "hub", "to": "right"}, weight=0.9)
+    assert await reached() == (["right", "left"], 0.0)
+    await b.call("memory_link", namespace=namespace, **{"from": "hub", "to": "left"}, remove=True)
+    assert (await reached())[0] == ["right"]
 
 
 async def test_saves_spread_over_two_replicas_have_their_context_refreshed_once_each(

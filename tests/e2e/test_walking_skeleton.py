@@ -41,6 +41,9 @@ async def test_healthz_and_metrics_answer(http_api: HttpApi) -> None:
     assert "mnemograph_context_oldest_wait_seconds" in metrics
     for outcome in ("approximated", "embedded", "kept"):
         assert f'mnemograph_context_refreshes{{outcome="{outcome}"}}' in metrics
+    for outcome in ("current", "stale", "loaded", "discarded"):
+        assert f'mnemograph_link_graph{{outcome="{outcome}"}}' in metrics
+    assert "mnemograph_link_graph_items" in metrics
 
 
 async def test_memory_saved_over_http_is_returned_by_mcp(

@@ -16,6 +16,7 @@ from service.api.http.responses import JSONResponse
 from service.api.metrics import (
     observe_context_backlog,
     observe_context_refreshes,
+    observe_link_graphs,
     observe_readiness,
 )
 from service.app import Runtime, RuntimeRef
@@ -90,10 +91,12 @@ async def readyz(request: Request) -> JSONResponse:
     responses={200: {"content": {CONTENT_TYPE_LATEST: {"schema": PROMETHEUS_TEXT}}}},
 )
 async def metrics(request: Request) -> Response:
-    """Prometheus metrics (the context backlog read at the scrape)."""
+    """Prometheus metrics (the context backlog and the link graph counts read at the scrape)."""
     ref: RuntimeRef = request.app.state.runtime_ref
+    rt = ref.get()
     with contextlib.suppress(BackendUnavailable):
-        await context_backlog(ref.get())
+        await context_backlog(rt)
+    observe_link_graphs(rt.graph.link_graphs.counts, rt.graph.link_graphs.held)
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
 

@@ -22,8 +22,10 @@ from service.core.read.query_cache import QueryVectorCache
 from service.core.read.redundancy import distinct_order
 from service.core.read.walk import Reached, Walk
 from service.core.stores import Stores
+from service.errors import BackendUnavailable
 from service.filters import MemoryFilters
 from service.stores.graph_store import Row
+from service.stores.link_graph import LinkGraph
 from service.stores.vector_store import VectorFilter, VectorHit, VectorStore
 
 MAX_LUCENE_FETCH = 100_000
@@ -242,26 +244,30 @@ class Channels:
         seeds: Mapping[str, float],
         max_hops: int,
         prune: WalkPruning | None = None,
+        graph: LinkGraph | None = None,
     ) -> dict[str, Reached]:
         """Breadth-first over LINK (both directions) from the seeds (id → relevance, strongest
         first), bounded by `search.graph_max_nodes`: every memory at 1..max_hops with its
         shortest path, and every seed a stronger seed reaches, less the second-step memories
-        `prune` leaves out. The first two steps are one round trip; deeper ones one more each."""
+        `prune` leaves out. In process over `graph`, the namespace's link graph (`link_graph`),
+        when given; else in Neo4j, the first two steps in one round trip, deeper ones one more
+        each."""
         if not seeds:
             return {}
         budget = self.search.graph_max_nodes
-        rows = await self._read(
-            "graph_walk",
-            seeds=list(seeds),
-            relevance=dict(seeds),
-            namespace=namespace,
-            two_hops=max_hops >= 2,
-            limit=budget + len(seeds) * 8,
-            limit_two=2 * budget,
-            keep=list({*prune.keep, *seeds}) if prune else [],
-            min_value=prune.min_value if prune else None,
-        )
-        row = rows[0]
+        params: dict[str, Any] = {
+            "seeds": list(seeds),
+            "relevance": dict(seeds),
+            "two_hops": max_hops >= 2,
+            "limit": budget + len(seeds) * 8,
+            "limit_two": 2 * budget,
+            "keep": list({*prune.keep, *seeds}) if prune else [],
+            "min_value": prune.min_value if prune else None,
+        }
+        if graph is not None:
+            row = graph.walk(**params)
+        else:
+            row = (await self._read("graph_walk", namespace=namespace, **params))[0]
         walk = Walk(seeds, dict(row["seeds"]), budget, max_hops)
         frontier = walk.step(row["first"], 1)
         if max_hops >= 2:
@@ -270,14 +276,27 @@ class Channels:
         for hop in range(3, max_hops + 1):
             if not frontier or len(walk.reached) >= budget:
                 break
-            rows = await self._read(
-                "graph_neighbors",
-                frontier=frontier,
-                namespace=namespace,
-                limit=budget - len(walk.reached) + len(frontier) * 8,
-            )
-            frontier = walk.step(rows[0]["neighbours"], hop)
+            limit = budget - len(walk.reached) + len(frontier) * 8
+            if graph is not None:
+                row = graph.neighbours_of(frontier, limit)
+            else:
+                found = await self._read(
+                    "graph_neighbors", frontier=frontier, namespace=namespace, limit=limit
+                )
+                row = found[0]
+            frontier = walk.step(row["neighbours"], hop)
         return walk.results()
+
+    async def link_graph(self, namespace: str) -> LinkGraph | None:
+        """The namespace's up-to-date link graph in process, if the store holds one (never
+        when lookups are remembered: a replay reads the rows it remembered); None also when
+        Neo4j is down, which the walk then reports."""
+        if self._lookups is not None:
+            return None
+        try:
+            return await self.stores.graph.link_graph(namespace)
+        except BackendUnavailable:
+            return None
 
 
 def lucene_fetch(wanted: int) -> int:

@@ -32,6 +32,7 @@ from service.core.search_inputs import RetrieveInput, parse_sort_by
 from service.core.switch import require_enabled
 from service.errors import BackendUnavailable
 from service.filters import MemoryFilters
+from service.stores.link_graph import LinkGraph
 from service.stores.reranker import CrossEncoder, shared_cross_encoder
 
 log = logging.getLogger(__name__)
@@ -104,7 +105,7 @@ class ContextRetriever:
         mode = params.search_mode
         plan = MODES[mode]
         warnings: list[str] = []
-        found = await self._run_channels(namespace, params.query, flt, plan, warnings)
+        found, graph = await self._run_channels(namespace, params.query, flt, plan, warnings)
         created = {i: ms for hits in found.values() for i, _, ms in hits}
         candidates = collect({name: [(i, s) for i, s, _ in hits] for name, hits in found.items()})
         words = searched_word_count(params.query)
@@ -127,6 +128,7 @@ class ContextRetriever:
                     [*found, "graph"],
                     words,
                     warnings,
+                    graph,
                 )
             except BaseException:
                 hydrating.cancel()
@@ -197,9 +199,11 @@ class ContextRetriever:
 
     async def _run_channels(
         self, namespace: str, query: str, flt: MemoryFilters, plan: ModePlan, warnings: list[str]
-    ) -> dict[str, list[Hit]]:
-        """The mode's channels concurrently (the lexical ones in one Neo4j round trip); a failing
-        backend is skipped with a warning."""
+    ) -> tuple[dict[str, list[Hit]], LinkGraph | None]:
+        """The mode's channels concurrently (the lexical ones in one Neo4j round trip), a failing
+        backend skipped with a warning; meanwhile, when the mode walks, the namespace's link
+        graph in process if it is up to date."""
+        walks = plan.walks
         fusion = self.settings.search.fusion
         lucene = free_text_query(query, drop_question_words=True)
         context = self.channels.stores.context_vectors
@@ -218,6 +222,7 @@ class ContextRetriever:
             lookups["vector"] = lambda: self.channels.distinct_vector(namespace, query, flt, fusion)
         lexical = [name for name in wanted if name in LEXICAL_CHANNELS]
         async with asyncio.TaskGroup() as group:
+            graph = group.create_task(self.channels.link_graph(namespace)) if walks else None
             tasks = {
                 name: group.create_task(guarded(name, lookups[name], warnings))
                 for name in wanted
@@ -228,7 +233,7 @@ class ContextRetriever:
             )
         found = {name: hits for name, task in tasks.items() if (hits := task.result()) is not None}
         found.update(words.result())
-        return {name: found[name] for name in wanted if name in found}
+        return {name: found[name] for name in wanted if name in found}, graph and graph.result()
 
     async def _lexical(
         self,
@@ -270,14 +275,18 @@ class ContextRetriever:
         ran: list[str],
         words: int,
         warnings: list[str],
+        graph: LinkGraph | None,
     ) -> dict[str, Candidate]:
-        """Walk from the best fused hits and the anchors; add graph evidence and re-fuse (hybrid,
-        over the channels that ran and the query's searched words) or keep only what the walk
-        reached (graph mode)."""
+        """Walk from the best fused hits and the anchors (over `graph`, the namespace's link
+        graph in process, when given); add graph evidence and re-fuse (hybrid, over the channels
+        that ran and the query's searched words) or keep only what the walk reached (graph
+        mode)."""
         seeds = await self._seeds(namespace, params.anchors, candidates)
         prune = self._pruning(params, candidates, ran) if plan.prunes else None
         walk = await guarded(
-            "graph", lambda: self.channels.walk(namespace, seeds, params.max_hops, prune), warnings
+            "graph",
+            lambda: self.channels.walk(namespace, seeds, params.max_hops, prune, graph),
+            warnings,
         )
         found = candidates
         if plan.walk_only:  # the walk's memories, with what the seeding found

@@ -1,0 +1,147 @@
+"""The graph walk in process (service/stores/link_graph.py) against Neo4j: for one namespace's
+graph, the snapshot answers graph_walk and graph_neighbors with exactly the rows Neo4j returns,
+and every write of the graph makes it stale until it is loaded again."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from service.core.memories import MemoryService
+from service.core.models import SaveInput, UpdateInput
+from service.stores.graph_store import GraphStore
+from service.stores.link_graph import LinkGraph
+
+# Keys in code point order differ from UTF-16 order past U+FFFF: both kinds are here.
+KEY_PARTS = ("alpha", "Beta", "ärger", "zeta", "\uff21wide", "\U0001f600smile", "_under", "9nine")
+SIZE = 40
+LINK_TYPES = ("related", "depends", "cites")
+
+
+async def up_to_date(graph: GraphStore, namespace: str) -> LinkGraph:
+    """The namespace's snapshot, once loaded at its current version (loads wait their pause)."""
+    for _ in range(200):
+        found = await graph.link_graph(namespace)
+        if found is not None:
+            return found
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no up-to-date link graph of {namespace} after 10 s")
+
+
+async def saved_graph(memories: MemoryService, namespace: str, rng: random.Random) -> list[str]:
+    """SIZE memories with varied types, tags and scores, ~3 links each (several types between
+    one pair, both directions), two of them superseded; their keys."""
+    keys = [f"{rng.choice(KEY_PARTS)}-{i:02d}" for i in range(SIZE)]
+    for i, key in enumerate(keys):
+        await memories.save(
+            namespace,
+            SaveInput(
+                content=f"memory {i} about {key}",
+                key=key,
+                type=rng.choice(["note", "decision", "fact"]),
+                tags=rng.sample(["red", "green", "blue"], rng.randint(0, 2)),
+                score=rng.choice([None, 10.0, 50.0, 90.0]),
+            ),
+        )
+    for key in keys:
+        for _ in range(rng.randint(1, 5)):
+            target = keys[rng.randrange(SIZE)]
+            if target != key:
+                weight = rng.choice([0.1, 0.5, 0.9, 1.0, rng.random()])
+                await memories.link(namespace, key, target, weight, rng.choice(LINK_TYPES))
+    for old, new in ((keys[3], "successor-a"), (keys[7], "successor-b")):
+        await memories.save(namespace, SaveInput(content=new, key=new, supersedes=[old]))
+        keys.append(new)
+    return keys
+
+
+async def assert_walks_agree(
+    graph: GraphStore, namespace: str, snapshot: LinkGraph, rng: random.Random
+) -> int:
+    """Random walks (seeds, limits, pruning) answered by Neo4j and by the snapshot; the number
+    of rows compared."""
+    ids = sorted(snapshot.fields)
+    compared = 0
+    for _ in range(40):
+        seeds = [*rng.sample(ids, rng.randint(1, 5)), "no-such-memory"]
+        params: dict[str, Any] = {
+            "seeds": seeds,
+            "relevance": {seed: rng.random() for seed in seeds},
+            "two_hops": rng.random() < 0.8,
+            "limit": rng.choice([3, 10, 500]),
+            "limit_two": rng.choice([5, 20, 1000]),
+            "keep": rng.sample(ids, 3),
+            "min_value": rng.choice([None, 0.05, 0.2, 0.5]),
+        }
+        expected = (await graph.read("graph_walk", namespace=namespace, **params))[0]
+        assert snapshot.walk(**params) == expected
+        frontier = rng.sample(ids, 4)
+        limit = rng.choice([2, 8, 100])
+        rows = await graph.read(
+            "graph_neighbors", namespace=namespace, frontier=frontier, limit=limit
+        )
+        assert snapshot.neighbours_of(frontier, limit) == rows[0]
+        compared += len(expected["first"]) + len(expected["second"])
+    return compared
+
+
+async def test_the_walk_in_process_returns_the_rows_neo4j_returns(
+    memories: MemoryService, graph: GraphStore, namespace: str
+) -> None:
+    rng = random.Random(35)
+    await saved_graph(memories, namespace, rng)
+    snapshot = await up_to_date(graph, namespace)
+    assert len(snapshot.fields) == SIZE + 2
+    assert sum(snapshot.superseded.values()) == 2
+    assert await assert_walks_agree(graph, namespace, snapshot, rng) > 200
+
+
+Write = Callable[[MemoryService, str, list[str]], Awaitable[object]]
+
+
+async def _new_linked(memories: MemoryService, namespace: str, keys: list[str]) -> None:
+    links: Any = [{"key": keys[0], "weight": 0.7}]
+    await memories.save(namespace, SaveInput(content="a new one", key="new-one", links=links))
+
+
+async def _retagged(memories: MemoryService, namespace: str, keys: list[str]) -> None:
+    await memories.update(namespace, keys[1], UpdateInput(tags=["violet"], score=12.5))
+
+
+async def _reweighted(memories: MemoryService, namespace: str, keys: list[str]) -> None:
+    await memories.link(namespace, keys[2], keys[5], 0.05, "removable")
+
+
+async def _unlinked(memories: MemoryService, namespace: str, keys: list[str]) -> None:
+    await memories.link(namespace, keys[2], keys[5], link_type="removable", remove=True)
+
+
+async def _superseded(memories: MemoryService, namespace: str, keys: list[str]) -> None:
+    await memories.save(namespace, SaveInput(content="next", key="next-9", supersedes=[keys[9]]))
+
+
+async def _deleted(memories: MemoryService, namespace: str, keys: list[str]) -> None:
+    await memories.delete(namespace, keys=[keys[0], keys[11]])
+
+
+@pytest.mark.parametrize(
+    "write", [_new_linked, _retagged, _reweighted, _unlinked, _superseded, _deleted]
+)
+async def test_every_write_of_the_graph_makes_the_snapshot_stale_until_loaded_again(
+    memories: MemoryService, graph: GraphStore, namespace: str, write: Write
+) -> None:
+    rng = random.Random(33)
+    keys = await saved_graph(memories, namespace, rng)
+    if write is _unlinked:
+        await memories.link(namespace, keys[2], keys[5], 0.5, "removable")
+    before = await up_to_date(graph, namespace)
+    await write(memories, namespace, keys)
+    assert await graph.link_graph(namespace) is None
+    after = await up_to_date(graph, namespace)
+    assert after.version > before.version
+    assert (after.fields, after.neighbours) != (before.fields, before.neighbours)
+    assert await assert_walks_agree(graph, namespace, after, rng) > 0
