@@ -74,19 +74,33 @@ def write_results(name: str, results: dict[str, Any]) -> Path:
 async def wait_context(neo4j_uri: str, timeout_s: float, vector_store: str | None = None) -> float:
     """Seconds until the background context indexers have nothing pending (those writing to
     `vector_store`, when given: a Neo4j shared with other services holds their backlogs too)."""
+    return (await context_passes(neo4j_uri, timeout_s, vector_store))[1]
+
+
+async def context_passes(
+    neo4j_uri: str, timeout_s: float, vector_store: str | None = None
+) -> tuple[float, float]:
+    """Seconds until the context indexers' first pass is done (every context text current, its
+    vector at least the mean of stored ones: searchable), and until nothing is left at all."""
     settings = load_settings()
     graph = GraphStore(settings.neo4j, neo4j_uri, CypherLibrary())
     started = time.perf_counter()
+    first_pass_s: float | None = None
     try:
-        while (await graph.read("context_backlog", namespace=None, vector_store=vector_store))[0][
-            "backlog"
-        ]:
-            if time.perf_counter() - started > timeout_s:
+        while True:
+            row = (await graph.read("context_backlog", namespace=None, vector_store=vector_store))[
+                0
+            ]
+            waited = time.perf_counter() - started
+            if first_pass_s is None and not row["pending"]:
+                first_pass_s = waited
+            if not row["backlog"]:
+                return first_pass_s or waited, waited
+            if waited > timeout_s:
                 raise RuntimeError("the context backlog did not drain in time")
-            await asyncio.sleep(1)
+            await asyncio.sleep(0.5)
     finally:
         await graph.close()
-    return time.perf_counter() - started
 
 
 async def context_backlog(neo4j_uri: str, vector_store: str | None = None) -> dict[str, Any]:
