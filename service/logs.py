@@ -40,6 +40,6 @@ def configure_logging(level: str) -> None:
     )
     for handler in logging.getLogger().handlers:
         handler.addFilter(RequestIdFilter())
-    # httpx logs every request at INFO: noise for the CLI's probes and the bridge's relaying.
+    # httpx logs every request at INFO: noise from the embedding provider and the Qdrant client.
     if level != "DEBUG":
         logging.getLogger("httpx").setLevel(logging.WARNING)

@@ -8,16 +8,11 @@ import base64
 import json
 import logging
 import re
-import sys
 import threading
 from collections.abc import AsyncIterator, Callable
 from typing import Any, BinaryIO, cast
 
-# httpx imports its own command line (click, rich, pygments: about half its import time) unless
-# that import fails; the bridge never runs it, and answers its client that much sooner.
-cast(dict[str, object], sys.modules).setdefault("httpx._main", None)
-
-import httpx  # noqa: E402
+from service.daemon.http_stream import ConnectFailed, HttpStream, WireError
 
 log = logging.getLogger(__name__)
 
@@ -112,14 +107,13 @@ class Bridge:
         loop = asyncio.get_running_loop()
         reader = threading.Thread(target=self._read, args=(loop, lines), daemon=True)
         reader.start()
-        timeout = httpx.Timeout(30.0, read=None)
-        headers = {**WIRE_HEADERS, **self._headers}
-        async with (
-            httpx.AsyncClient(timeout=timeout, headers=headers) as client,
-            asyncio.TaskGroup() as tasks,
-        ):
-            while line := await lines.get():
-                self._dispatch(client, tasks, line)
+        client = HttpStream({**WIRE_HEADERS, **self._headers})
+        try:
+            async with asyncio.TaskGroup() as tasks:
+                while line := await lines.get():
+                    self._dispatch(client, tasks, line)
+        finally:
+            client.close()
 
     def _read(self, loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[bytes]) -> None:
         """stdin's lines, read in a daemon thread (a blocked read never holds up the exit)."""
@@ -131,7 +125,7 @@ class Bridge:
         except RuntimeError:  # the loop has closed: the bridge is exiting
             return
 
-    def _dispatch(self, client: httpx.AsyncClient, tasks: asyncio.TaskGroup, line: bytes) -> None:
+    def _dispatch(self, client: HttpStream, tasks: asyncio.TaskGroup, line: bytes) -> None:
         try:
             parsed: object = json.loads(line)
         except ValueError:
@@ -162,7 +156,7 @@ class Bridge:
 
     async def _relay(
         self,
-        client: httpx.AsyncClient,
+        client: HttpStream,
         body: bytes,
         headers: dict[str, str],
         request_id: object,
@@ -173,42 +167,42 @@ class Bridge:
             try:
                 await self._post(client, body, headers, request_id, initialize)
                 return
-            except httpx.ConnectError:
+            except ConnectFailed:
                 problem = await self._reconnect() if attempt == 1 else None
                 if problem is not None or attempt == 2:
                     message = problem or f"mnemograph: no server answers at {self._url}"
                     self._emit_error(request_id, CONNECTION_CLOSED, message)
                     return
-            except httpx.HTTPError as exc:
+            except WireError as exc:
                 self._emit_error(
                     request_id,
                     CONNECTION_CLOSED,
                     f"mnemograph: the server at {self._url} failed while answering "
-                    f"({type(exc).__name__}); the request may or may not have been applied",
+                    f"({exc.reason}); the request may or may not have been applied",
                 )
                 return
 
     async def _post(
         self,
-        client: httpx.AsyncClient,
+        client: HttpStream,
         body: bytes,
         headers: dict[str, str],
         request_id: object,
         initialize: bool,
     ) -> None:
         answered = False
-        async with client.stream("POST", f"{self._url}/mcp", content=body, headers=headers) as r:
+        async with client.post(f"{self._url}/mcp", body, headers) as r:
             kind = r.headers.get("content-type", "").partition(";")[0].strip().lower()
             if kind == "text/event-stream":
-                async for data in sse_data(r.aiter_lines()):
+                async for data in sse_data(r.lines()):
                     answered |= self._deliver(data.encode(), request_id, initialize)
                 text = ""
             else:
-                raw = (await r.aread()).strip()
+                raw = (await r.read()).strip()
                 answered = bool(raw) and self._deliver(raw, request_id, initialize)
                 text = raw[:300].decode(errors="replace")
         if request_id is not None and not answered:
-            problem = f"mnemograph: HTTP {r.status_code} from {self._url}/mcp {text}".strip()
+            problem = f"mnemograph: HTTP {r.status} from {self._url}/mcp {text}".strip()
             self._emit_error(request_id, CONNECTION_CLOSED, problem)
 
     def _deliver(self, raw: bytes, request_id: object, initialize: bool) -> bool:
