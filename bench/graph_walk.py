@@ -98,10 +98,10 @@ async def snapshot_size(graph: GraphStore) -> dict[str, Any]:
     read_memories = time.perf_counter()
     links = (await graph.read("link_graph_links", namespace=NAMESPACE))[0]["links"]
     read_links = time.perf_counter()
-    LinkGraph.build(0, memories, links)
+    LinkGraph.build((), memories, links)
     built_at = time.perf_counter()
     tracemalloc.start()
-    built = LinkGraph.build(0, memories, links)
+    built = LinkGraph.build((), memories, links)
     held, _ = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return {

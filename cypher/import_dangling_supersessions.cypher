@@ -4,7 +4,7 @@
 // The namespace's graph_version moves (link graph snapshots are stale).
 CALL () {
   MATCH (stats:NamespaceStats {namespace: $namespace})
-  SET stats.graph_version = coalesce(stats.graph_version, 0) + 1
+  SET stats.graph_version = randomUUID()
 }
 UNWIND $ids AS memory_id
 MATCH (old:Memory {id: memory_id})

@@ -18,5 +18,5 @@ WITH source, target, r, created
 // @include mark_link_readers
 WITH count(r) AS linked, sum(CASE WHEN created THEN 1 ELSE 0 END) AS added
 MERGE (s:NamespaceStats {namespace: $namespace})
-SET s.links = coalesce(s.links, 0) + added, s.graph_version = coalesce(s.graph_version, 0) + 1
+SET s.links = coalesce(s.links, 0) + added, s.graph_version = randomUUID()
 RETURN linked, s.size_bytes + 64 * s.links AS db_size_bytes

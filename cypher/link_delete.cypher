@@ -11,6 +11,6 @@ WITH source, target
 WITH source, count(*) AS removed
 CALL (source, removed) {
   MERGE (s:NamespaceStats {namespace: $namespace})
-  SET s.links = coalesce(s.links, 0) - removed, s.graph_version = coalesce(s.graph_version, 0) + 1
+  SET s.links = coalesce(s.links, 0) - removed, s.graph_version = randomUUID()
 }
 RETURN removed

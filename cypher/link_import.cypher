@@ -20,5 +20,5 @@ WITH source, target, link, created
 // @include mark_link_readers
 WITH collect(link.line) AS lines, sum(CASE WHEN created THEN 1 ELSE 0 END) AS added
 MERGE (s:NamespaceStats {namespace: $namespace})
-SET s.links = coalesce(s.links, 0) + added, s.graph_version = coalesce(s.graph_version, 0) + 1
+SET s.links = coalesce(s.links, 0) + added, s.graph_version = randomUUID()
 RETURN lines

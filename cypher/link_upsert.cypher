@@ -30,7 +30,7 @@ CALL (source, found) {
   WITH source, sum(CASE WHEN created THEN 1 ELSE 0 END) AS added
   CALL (source, added) {
     MERGE (s:NamespaceStats {namespace: $namespace})
-    SET s.links = coalesce(s.links, 0) + added, s.graph_version = coalesce(s.graph_version, 0) + 1
+    SET s.links = coalesce(s.links, 0) + added, s.graph_version = randomUUID()
   }
 }
 RETURN missing

@@ -70,7 +70,7 @@ SET s.memories = coalesce(s.memories, 0) + added,
     s.size_bytes = coalesce(s.size_bytes, 0) + grown,
     s.links = coalesce(s.links, 0),
     s.sessions = coalesce(s.sessions, 0) + sessions_after - sessions_before,
-    s.graph_version = coalesce(s.graph_version, 0) + 1
+    s.graph_version = randomUUID()
 WITH saved, s.size_bytes + 64 * s.links AS db_size_bytes
 UNWIND saved AS one
 RETURN one.id AS id, one.pending AS vector_pending, one.superseded AS superseded, db_size_bytes

@@ -25,7 +25,7 @@ CALL (doomed, links) {
   SET s.memories = coalesce(s.memories, 0) - size(doomed),
       s.size_bytes = coalesce(s.size_bytes, 0) - reduce(b = 0, x IN doomed | b + coalesce(x.size_bytes, 0)),
       s.links = coalesce(s.links, 0) - links,
-      s.graph_version = coalesce(s.graph_version, 0) + 1
+      s.graph_version = randomUUID()
 }
 UNWIND doomed AS m
 MERGE (t:VectorTombstone {id: m.id})

@@ -22,7 +22,7 @@ SET old.superseded_by = new.id, old.superseded_at = at
 WITH new, old, flagged, was_synced
 CALL (new) {
   MATCH (stats:NamespaceStats {namespace: new.namespace})
-  SET stats.graph_version = coalesce(stats.graph_version, 0) + 1
+  SET stats.graph_version = randomUUID()
 }
 FOREACH (x IN CASE WHEN flagged THEN [old] ELSE [] END |
   SET x.vector_state = 'pending', x.context_state = 'pending',

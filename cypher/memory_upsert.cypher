@@ -44,7 +44,7 @@ CALL (m, created, old_size, sessions_before, sessions_after) {
       s.size_bytes = coalesce(s.size_bytes, 0) + m.size_bytes - old_size,
       s.links = coalesce(s.links, 0),
       s.sessions = coalesce(s.sessions, 0) + sessions_after - sessions_before,
-      s.graph_version = coalesce(s.graph_version, 0) + 1
+      s.graph_version = randomUUID()
   RETURN s.size_bytes + 64 * s.links AS db_size_bytes
 }
 // A changed text changes its own context and every context that reads it (context_claim):

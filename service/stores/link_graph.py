@@ -23,8 +23,11 @@ DEFAULT_WEIGHT = 0.5  # a link stored without a weight, as the walk statements v
 MIN_RELOAD_PAUSE_S = 0.5
 RELOAD_PAUSE_FACTOR = 10  # a namespace is loaded again at most once per 10x its last load time
 TOO_BIG_PAUSE_S = 60.0  # a namespace too big to hold is looked at again after this long
+MAX_BACKOFF = 64  # a namespace whose snapshots go stale unused waits up to 64x longer to load
+MAX_NAMESPACES_KNOWN = 4096
 Row = dict[str, Any]
-Read = Callable[..., Awaitable[list[Row]]]
+Probe = Callable[..., Awaitable[list[Row]]]
+ReadTogether = Callable[[Sequence[tuple[str, Mapping[str, Any]]]], Awaitable[list[list[Row]]]]
 Neighbour = tuple[str, str, Any]  # key, id, strongest link weight (None: no weight stored)
 
 
@@ -34,14 +37,18 @@ class LinkGraph:
     score, created ms]), whether it is superseded, and its neighbours over LINK in either
     direction ordered by key, each with the strongest weight of the links between the two."""
 
-    version: int
+    version: tuple[Any, ...]
     fields: Mapping[str, tuple[Any, ...]]
     superseded: Mapping[str, bool]
     neighbours: Mapping[str, Sequence[Neighbour]]
+    size: int  # memories plus neighbour entries: what the snapshot holds
 
     @classmethod
     def build(
-        cls, version: int, memories: Iterable[Sequence[Any]], links: Iterable[Sequence[Any]]
+        cls,
+        version: tuple[Any, ...],
+        memories: Iterable[Sequence[Any]],
+        links: Iterable[Sequence[Any]],
     ) -> LinkGraph:
         """From the rows of `link_graph_memories` ([id, key, type, tags, score, created ms,
         superseded]) and `link_graph_links` ([from id, to id, weight])."""
@@ -61,12 +68,8 @@ class LinkGraph:
             memory_id: sorted(((fields[n][0], n, w) for n, w in found.items()), key=_by_key)
             for memory_id, found in strongest.items()
         }
-        return cls(version, fields, superseded, neighbours)
-
-    @property
-    def size(self) -> int:
-        """Memories plus neighbour entries: what the snapshot holds."""
-        return len(self.fields) + sum(len(found) for found in self.neighbours.values())
+        size = len(fields) + sum(len(found) for found in neighbours.values())
+        return cls(version, fields, superseded, neighbours, size)
 
     def walk(
         self,
@@ -120,45 +123,60 @@ class LinkGraph:
                     yield [from_id, to_id, *self.fields[to_id], weight, self.superseded[to_id]]
 
 
+@dataclass
+class _Namespace:
+    """What the store knows of one namespace's snapshot: when it may load again, how much
+    longer than usual it waits (doubled each time a load was wasted), and until when it is too
+    big to hold."""
+
+    next_load: float = 0.0
+    backoff: int = 1
+    too_big_until: float = 0.0
+    used: bool = False
+
+
 class LinkGraphs:
     """This process's link graph snapshots, at most `capacity` items (memories plus neighbour
     entries) in all, the least recently used dropped first; a namespace bigger than that is
-    never held. `read(statement, **params)` runs a read statement in Neo4j."""
+    never held. `probe(statement, **params)` runs a read once (no retries: it only saves time);
+    `read_together([(statement, params), ...])` runs reads in one transaction (one cluster
+    member answers them all)."""
 
-    def __init__(self, read: Read, capacity: int) -> None:
-        self._read = read
+    def __init__(self, probe: Probe, read_together: ReadTogether, capacity: int) -> None:
+        self._probe = probe
+        self._read_together = read_together
         self.capacity = capacity
+        self.held = 0
         self._graphs: OrderedDict[str, LinkGraph] = OrderedDict()
         self._loading: dict[str, asyncio.Task[None]] = {}
-        self._next_load: dict[str, float] = {}
-        self._too_big_until: dict[str, float] = {}
+        self._namespaces: dict[str, _Namespace] = {}
         self.counts = {"current": 0, "stale": 0, "loaded": 0, "discarded": 0}
-
-    @property
-    def held(self) -> int:
-        """Items held, all namespaces together."""
-        return sum(graph.size for graph in self._graphs.values())
 
     async def current(self, namespace: str) -> LinkGraph | None:
         """The namespace's snapshot when it is up to date (one version read); otherwise None,
         and a load starts in the background unless one ran lately."""
-        if self.capacity <= 0 or time.monotonic() < self._too_big_until.get(namespace, 0.0):
+        state = self._namespaces.setdefault(namespace, _Namespace())
+        if self.capacity <= 0 or time.monotonic() < state.too_big_until:
             return None
-        version, size = await self._version(namespace)
+        version, size = _version(await self._probe("graph_version", namespace=namespace))
         graph = self._graphs.get(namespace)
         if graph is not None and graph.version == version:
             self._graphs.move_to_end(namespace)
             self.counts["current"] += 1
+            state.used = True
             return graph
         self.counts["stale"] += 1
         if size > self.capacity:
-            self._too_big_until[namespace] = time.monotonic() + TOO_BIG_PAUSE_S
-        elif namespace not in self._loading and time.monotonic() >= self._next_load.get(
-            namespace, 0.0
-        ):
-            task = asyncio.create_task(self._load(namespace, version))
+            state.too_big_until = time.monotonic() + TOO_BIG_PAUSE_S
+            self._drop(namespace)
+        elif namespace not in self._loading and time.monotonic() >= state.next_load:
+            if graph is not None:  # a snapshot no walk used before it went stale was wasted
+                state.backoff = 1 if state.used else min(2 * state.backoff, MAX_BACKOFF)
+                self._drop(namespace)
+            task = asyncio.create_task(self._load(namespace, state))
             self._loading[namespace] = task
             task.add_done_callback(lambda _: self._loading.pop(namespace, None))
+        self._forget_idle()
         return None
 
     async def close(self) -> None:
@@ -168,38 +186,68 @@ class LinkGraphs:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    async def _version(self, namespace: str) -> tuple[int, int]:
-        row = (await self._read("graph_version", namespace=namespace))[0]
-        return row["version"], row["memories"] + 2 * row["links"]
-
-    async def _load(self, namespace: str, version: int) -> None:
-        """Load the snapshot between two version reads; keep it only if no graph write
-        committed in between."""
+    async def _load(self, namespace: str, state: _Namespace) -> None:
+        """Load the snapshot between two version reads in one transaction; keep it only if no
+        graph write committed in between."""
         started = time.monotonic()
+        scope = {"namespace": namespace}
         try:
-            memories = await self._read("link_graph_memories", namespace=namespace)
-            links = await self._read("link_graph_links", namespace=namespace)
-            after, _ = await self._version(namespace)
-        except Exception as exc:  # the walk goes on in Neo4j; the next one tries again
+            before, memories, links, after = await self._read_together(
+                [
+                    ("graph_version", scope),
+                    ("link_graph_memories", scope),
+                    ("link_graph_links", scope),
+                    ("graph_version", scope),
+                ]
+            )
+            version = _version(before)[0]
+            graph = None
+            if _version(after)[0] == version:
+                # Built beside the event loop: 92 ms for 10,000 memories and 37,969 links.
+                graph = await asyncio.to_thread(
+                    LinkGraph.build, version, memories[0]["memories"], links[0]["links"]
+                )
+        except Exception as exc:  # the walk goes on in Neo4j; a later one tries again
             log.warning("link graph of %s not loaded: %s", namespace, exc)
-            return
-        finally:
-            took = time.monotonic() - started
-            pause = max(MIN_RELOAD_PAUSE_S, RELOAD_PAUSE_FACTOR * took)
-            self._next_load[namespace] = time.monotonic() + pause
-        if after != version:
+            graph = None
+        took = time.monotonic() - started
+        if graph is None:
             self.counts["discarded"] += 1
+            state.backoff = min(2 * state.backoff, MAX_BACKOFF)
+        else:
+            self._drop(namespace)
+            self._graphs[namespace] = graph
+            self.held += graph.size
+            self.counts["loaded"] += 1
+            state.used = False
+            while self.held > self.capacity:
+                self._drop(next(iter(self._graphs)))
+            log.debug("link graph of %s: %d items in %.0f ms", namespace, graph.size, took * 1e3)
+        pause = max(MIN_RELOAD_PAUSE_S, RELOAD_PAUSE_FACTOR * took) * state.backoff
+        state.next_load = time.monotonic() + pause
+
+    def _drop(self, namespace: str) -> None:
+        graph = self._graphs.pop(namespace, None)
+        if graph is not None:
+            self.held -= graph.size
+
+    def _forget_idle(self) -> None:
+        """Forget namespaces that hold no snapshot and wait for nothing, once many are known."""
+        if len(self._namespaces) <= MAX_NAMESPACES_KNOWN:
             return
-        # Built beside the event loop: 92 ms for 10,000 memories and 37,969 links.
-        graph = await asyncio.to_thread(
-            LinkGraph.build, version, memories[0]["memories"], links[0]["links"]
-        )
-        self._graphs.pop(namespace, None)
-        self._graphs[namespace] = graph
-        self.counts["loaded"] += 1
-        while self.held > self.capacity:
-            self._graphs.popitem(last=False)
-        log.debug("link graph of %s loaded: %d items in %.0f ms", namespace, graph.size, took * 1e3)
+        now = time.monotonic()
+        for namespace, state in list(self._namespaces.items()):
+            idle = now >= state.next_load and now >= state.too_big_until
+            if idle and namespace not in self._graphs and namespace not in self._loading:
+                del self._namespaces[namespace]
+
+
+def _version(rows: list[Row]) -> tuple[tuple[Any, ...], int]:
+    """A namespace's graph version (its token, and its counters, which writers that never move
+    the token still change) and the size of a snapshot of it."""
+    row = rows[0]
+    counters = (row["memories"], row["links"], row["size_bytes"])
+    return (row["version"], *counters), row["memories"] + 2 * row["links"]
 
 
 def _first(rows: Iterator[list[Any]], limit: int) -> Iterator[list[Any]]:

@@ -16,8 +16,21 @@ from service.core.models import SaveInput, UpdateInput
 from service.stores.graph_store import GraphStore
 from service.stores.link_graph import LinkGraph
 
-# Keys in code point order differ from UTF-16 order past U+FFFF: both kinds are here.
-KEY_PARTS = ("alpha", "Beta", "ärger", "zeta", "\uff21wide", "\U0001f600smile", "_under", "9nine")
+# Keys in code point order differ from UTF-16 order past U+FFFF: both kinds are here, short and
+# long (a long one alike up to its last characters).
+LONG = "x" * 500
+KEY_PARTS = (
+    "alpha",
+    "Beta",
+    "ärger",
+    "zeta",
+    "\uff21wide",
+    "\U0001f600smile",
+    "_under",
+    "9nine",
+    LONG + "\uff21",
+    LONG + "\U0001f600",
+)
 SIZE = 40
 LINK_TYPES = ("related", "depends", "cites")
 
@@ -142,6 +155,6 @@ async def test_every_write_of_the_graph_makes_the_snapshot_stale_until_loaded_ag
     await write(memories, namespace, keys)
     assert await graph.link_graph(namespace) is None
     after = await up_to_date(graph, namespace)
-    assert after.version > before.version
+    assert after.version[0] != before.version[0]
     assert (after.fields, after.neighbours) != (before.fields, before.neighbours)
     assert await assert_walks_agree(graph, namespace, after, rng) > 0

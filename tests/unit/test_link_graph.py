@@ -1,15 +1,17 @@
 """The in-process link graph (service/stores/link_graph.py) as pure functions: the strongest
 weight between two memories, neighbours by key, the walk's limits and pruning; and the guard
-that every statement writing a memory's walk fields or a LINK moves the namespace's
-graph_version, which is what makes a snapshot stale."""
+that every statement writing a memory's walk fields or a LINK replaces the namespace's
+graph_version token, which is what makes a snapshot stale."""
 
 from __future__ import annotations
 
+import asyncio
 import re
+import time
 from pathlib import Path
 from typing import Any
 
-from service.stores.link_graph import LinkGraph
+from service.stores.link_graph import LinkGraph, LinkGraphs
 
 CYPHER = Path(__file__).resolve().parents[2] / "cypher"
 # Writes that change neither a memory's walk fields (key, type, tags, score, created_at,
@@ -37,7 +39,7 @@ def memory(memory_id: str, key: str, superseded: bool = False) -> list[Any]:
 
 
 GRAPH = LinkGraph.build(
-    7,
+    ("v7", 4, 3, 100),
     [memory("a", "K-a"), memory("b", "K-b"), memory("c", "K-c", True), memory("d", "K-d")],
     [
         ["a", "b", 0.2],
@@ -99,7 +101,7 @@ def test_every_statement_that_writes_the_graph_moves_its_version() -> None:
     moving = {
         path.stem
         for path in CYPHER.glob("*.cypher")
-        if ".graph_version = coalesce(" in path.read_text()
+        if ".graph_version = randomUUID()" in path.read_text()
     }
     assert writing - NOT_GRAPH_WRITES == moving
     assert moving == {
@@ -113,3 +115,85 @@ def test_every_statement_that_writes_the_graph_moves_its_version() -> None:
         "memory_supersede",
         "memory_upsert",
     }
+
+
+class Namespaces:
+    """Namespaces' graphs as the store would read them: a version token and counters per
+    namespace, and the token the second version read of a load sees (a write meanwhile)."""
+
+    def __init__(self) -> None:
+        self.tokens: dict[str, str] = {}
+        self.sizes: dict[str, int] = {}
+        self.token_after_load: str | None = None
+        self.loads = 0
+
+    def row(self, namespace: str) -> list[dict[str, Any]]:
+        size = self.sizes.get(namespace, 1)
+        token = self.tokens.get(namespace, "t0")
+        return [{"version": token, "memories": size, "links": 0, "size_bytes": 10}]
+
+    async def probe(self, query: str, /, **params: Any) -> list[dict[str, Any]]:
+        assert query == "graph_version"
+        return self.row(params["namespace"])
+
+    async def read_together(self, queries: Any) -> list[list[dict[str, Any]]]:
+        self.loads += 1
+        namespace = queries[0][1]["namespace"]
+        before = self.row(namespace)
+        if self.token_after_load is not None:
+            self.tokens[namespace] = self.token_after_load
+        memories = [
+            memory(f"{namespace}-{i}", f"k{i}") for i in range(self.sizes.get(namespace, 1))
+        ]
+        return [before, [{"memories": memories}], [{"links": []}], self.row(namespace)]
+
+
+async def settled(graphs: LinkGraphs) -> None:
+    """Until the loads in flight are done."""
+    for _ in range(100):
+        await asyncio.sleep(0)
+    await asyncio.gather(*graphs._loading.values())  # pyright: ignore[reportPrivateUsage]
+
+
+async def test_a_snapshot_serves_walks_only_while_its_version_is_the_namespaces() -> None:
+    source = Namespaces()
+    graphs = LinkGraphs(source.probe, source.read_together, capacity=100)
+    assert await graphs.current("a") is None
+    await settled(graphs)
+    held = await graphs.current("a")
+    assert held is not None and sorted(held.fields) == ["a-0"]
+    source.tokens["a"] = "t1"
+    assert await graphs.current("a") is None
+    assert graphs.counts == {"current": 1, "stale": 2, "loaded": 1, "discarded": 0}
+
+
+async def test_a_load_that_a_write_overtook_is_discarded_and_the_next_waits_longer() -> None:
+    source = Namespaces()
+    source.token_after_load = "t1"
+    graphs = LinkGraphs(source.probe, source.read_together, capacity=100)
+    assert await graphs.current("a") is None
+    await settled(graphs)
+    assert await graphs.current("a") is None
+    assert (graphs.counts["discarded"], graphs.held, source.loads) == (1, 0, 1)
+    state = graphs._namespaces["a"]  # pyright: ignore[reportPrivateUsage]
+    assert state.backoff == 2
+    assert state.next_load - time.monotonic() > 0.9  # at least twice the 0.5 s pause
+
+
+async def test_the_least_recently_used_snapshots_go_when_the_capacity_is_reached() -> None:
+    source = Namespaces()
+    source.sizes = {"a": 40, "b": 40, "c": 40, "huge": 101}
+    graphs = LinkGraphs(source.probe, source.read_together, capacity=100)
+    for namespace in ("a", "b", "huge"):
+        await graphs.current(namespace)
+        await settled(graphs)
+    assert await graphs.current("a") is not None  # a is now more recent than b
+    await graphs.current("c")
+    await settled(graphs)
+    assert [await graphs.current(n) is not None for n in ("a", "b", "c", "huge")] == [
+        True,
+        False,
+        True,
+        False,
+    ]
+    assert (graphs.held, source.loads) == (80, 3)
