@@ -13,7 +13,6 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, LiteralString, NoReturn, TypeVar, cast
 
 from neo4j import (
@@ -27,7 +26,6 @@ from neo4j import (
     unit_of_work,
 )
 from neo4j import exceptions as neo4j_errors
-from neo4j import time as neo4j_time
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
 from service.config import Neo4jSettings
@@ -35,6 +33,7 @@ from service.errors import BackendUnavailable, Conflict, MnemographError
 from service.retry import retrying
 from service.stores.cypher_library import CypherLibrary, literal, namespace_scope
 from service.stores.link_graph import LinkGraph, LinkGraphs
+from service.stores.neo4j_values import plain_row
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +57,7 @@ class Tx:
     async def run(self, query: str, /, **params: Any) -> list[Row]:
         result = await self._tx.run(self._library.text(query), self._library.params(query, params))
         self.marked = self.marked or query in self._library.marking_context
-        return [_row(record) async for record in result]
+        return [plain_row(record) async for record in result]
 
 
 class GraphStore:
@@ -135,7 +134,7 @@ class GraphStore:
                 records = (await result.to_eager_result()).records
         except Exception as exc:
             _reraise(exc)
-        return [_row(record) for record in records]
+        return [plain_row(record) for record in records]
 
     async def read_together(
         self, queries: Sequence[tuple[str, Mapping[str, Any]]]
@@ -202,7 +201,7 @@ class GraphStore:
         except Exception as exc:
             _reraise(exc)
         log.debug("%s %s took %.1f ms", mode, name, (time.perf_counter() - started) * 1000)
-        return [_row(record) for record in records]
+        return [plain_row(record) for record in records]
 
     async def _run_with_retries(
         self, name: str, params: Mapping[str, Any], mode: str
@@ -377,29 +376,3 @@ def _translate(exc: Exception) -> Exception:
     ):
         return BackendUnavailable("neo4j", type(exc).__name__)
     return exc
-
-
-def _row(record: Record) -> Row:
-    pairs: list[tuple[str, Any]] = cast(Any, record).items()
-    return {key: _plain(value) for key, value in pairs}
-
-
-def _plain(value: Any) -> Any:
-    """Neo4j values to plain Python: temporal types become `datetime` in `datetime.UTC`, an
-    offset, as stored (the driver's own UTC is a named zone, and Neo4j never finds a datetime
-    with a zone equal to one with an offset: a cursor read back would skip its ties)."""
-    kind: type[Any] = type(cast(object, value))
-    if kind is list:
-        items = cast(list[Any], value)
-        if all(type(v) in _SCALARS for v in items):
-            return items
-        return [v if type(v) in _SCALARS else _plain(v) for v in items]
-    if kind is dict:
-        return {k: _plain(v) for k, v in cast(dict[str, Any], value).items()}
-    if isinstance(value, neo4j_time.DateTime):
-        native: datetime = value.to_native()
-        return native.astimezone(UTC)
-    return value
-
-
-_SCALARS = frozenset({str, int, float, bool, type(None)})

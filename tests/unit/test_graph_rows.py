@@ -1,4 +1,4 @@
-"""Neo4j values become plain Python (`graph_store._plain`): lists and maps keep their shape,
+"""Neo4j values become plain Python (`neo4j_values.plain`): lists and maps keep their shape,
 temporal values become aware UTC datetimes, scalars pass as they are."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from neo4j import time as neo4j_time
 
-from service.stores.graph_store import _plain  # pyright: ignore[reportPrivateUsage]
+from service.stores.neo4j_values import plain
 
 
 def test_rows_of_mixed_values_keep_their_shape_and_convert_only_temporal_values() -> None:
@@ -17,7 +17,7 @@ def test_rows_of_mixed_values_keep_their_shape_and_convert_only_temporal_values(
         "ids": ["a", "b"],
         "empty": [],
     }
-    assert _plain(value) == {
+    assert plain(value) == {
         "rows": [
             [
                 "id-1",
@@ -33,11 +33,11 @@ def test_rows_of_mixed_values_keep_their_shape_and_convert_only_temporal_values(
         "ids": ["a", "b"],
         "empty": [],
     }
-    converted = _plain(value)["rows"][0][-1]
+    converted = plain(value)["rows"][0][-1]
     assert type(converted) is datetime
     assert converted.tzinfo is UTC
 
 
 def test_a_list_of_scalars_is_returned_as_it_is() -> None:
     ids = ["a", "b", 3, 0.5, None, True]
-    assert _plain(ids) is ids
+    assert plain(ids) is ids
