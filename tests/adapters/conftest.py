@@ -159,6 +159,18 @@ class FakeContext:
         return Backlog(0, 0, 0.0)
 
 
+class FakeLinkGraphs:
+    """The graph walk's snapshots: none held, none looked up yet."""
+
+    counts: ClassVar[dict[str, int]] = {"current": 0, "stale": 0, "loaded": 0, "discarded": 0}
+    held = 0
+
+
+@dataclass
+class FakeGraph:
+    link_graphs: FakeLinkGraphs = field(default_factory=FakeLinkGraphs)
+
+
 @dataclass
 class FakeRuntime:
     settings: Settings
@@ -167,6 +179,7 @@ class FakeRuntime:
     batch: FakeBatch
     authenticator: Authenticator
     context: FakeContext = field(default_factory=FakeContext)
+    graph: FakeGraph = field(default_factory=FakeGraph)
 
 
 def fake_runtime(settings: Settings) -> FakeRuntime:
