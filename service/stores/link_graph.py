@@ -155,8 +155,10 @@ class LinkGraphs:
     async def current(self, namespace: str) -> LinkGraph | None:
         """The namespace's snapshot when it is up to date (one version read); otherwise None,
         and a load starts in the background unless one ran lately."""
+        if self.capacity <= 0:
+            return None
         state = self._namespaces.setdefault(namespace, _Namespace())
-        if self.capacity <= 0 or time.monotonic() < state.too_big_until:
+        if time.monotonic() < state.too_big_until:
             return None
         version, size = _version(await self._probe("graph_version", namespace=namespace))
         graph = self._graphs.get(namespace)
