@@ -76,6 +76,16 @@ class CypherLibrary:
         text = _strip_comments(self._keyword_schema).replace("<namespace>", namespace)
         return [literal(part.strip()) for part in text.split(";") if part.strip()]
 
+    def keyword_drops(self, namespace: str) -> list[LiteralString]:
+        """The statements that drop the fulltext indexes of `namespace`, if present."""
+        if re.fullmatch(NAMESPACE_PATTERN, namespace) is None:
+            raise ValueError(f"Invalid namespace value: {namespace!r}")
+        scope = namespace_scope(namespace)
+        return [
+            literal(f"DROP INDEX `{scope[index]}` IF EXISTS")
+            for index in ("text_index", "context_index")
+        ]
+
     def text(self, name: str) -> LiteralString:
         try:
             return self._queries[name]

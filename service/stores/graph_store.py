@@ -42,6 +42,7 @@ RACE_ATTEMPTS = 4
 ENTITY_NOT_FOUND = "Neo.ClientError.Statement.EntityNotFound"
 NO_SUCH_INDEX = "no such fulltext schema index"
 AWAIT_INDEX: LiteralString = "CALL db.awaitIndex($index, 300)"
+KEYWORD_INDEXES = ("memory_fulltext__", "memory_context_fulltext__")  # + the namespace
 Row = dict[str, Any]
 
 
@@ -170,6 +171,23 @@ class GraphStore:
             except Exception as exc:
                 _reraise(exc)
             self._keyword_indexed.add(namespace)
+
+    async def drop_empty_keyword_indexes(self) -> int:
+        """Drop the fulltext indexes of the namespaces that hold no memory (a namespace's next
+        keyword read makes them again); how many were dropped."""
+        names = [name for name in await self.index_states() if name.startswith(KEYWORD_INDEXES)]
+        namespaces = sorted({name.split("__", 1)[1] for name in names})
+        rows = await self.read("namespaces_without_memories", namespaces=namespaces)
+        empty = set(rows[0]["empty"])
+        try:
+            async with self._session() as session:
+                for namespace in sorted(empty):
+                    self._keyword_indexed.discard(namespace)
+                    for statement in self._library.keyword_drops(namespace):
+                        await (await session.run(statement)).consume()
+        except Exception as exc:
+            _reraise(exc)
+        return sum(1 for name in names if name.split("__", 1)[1] in empty)
 
     async def keyword_index_state(self, namespace: str) -> tuple[str, str]:
         """The name and state (ONLINE, POPULATING, FAILED) of the fulltext index of the

@@ -374,5 +374,6 @@ async def test_reconcile_refreshes_the_context_backlog_itself_and_prints_its_rep
         "vectors_deleted",
         "orphans_deleted",
         "missing_vectors",
+        "keyword_indexes_dropped",
     ]
     assert backlog[0]["backlog"] == 0

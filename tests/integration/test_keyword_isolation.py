@@ -93,6 +93,27 @@ async def test_a_dropped_namespace_index_is_made_again_on_the_next_read(
     assert (await graph.index_states())[namespace_scope(namespace)["text_index"]] == "ONLINE"
 
 
+async def test_the_indexes_of_a_namespace_left_empty_are_dropped_until_it_is_read_again(
+    memories: MemoryService, graph: GraphStore, namespace: str
+) -> None:
+    kept = f"{namespace}-kept"
+    retrieval = retrieval_over(memories)
+    for each in (namespace, kept):
+        await memories.save(each, SaveInput(key="k", content="wombat burrow"))
+        await retrieval.fulltext(each, FulltextInput(keywords=["wombat"]))
+    await memories.delete(namespace, keys=["k"])
+    dropped = await graph.drop_empty_keyword_indexes()
+    states = await graph.index_states()
+    emptied, still = namespace_scope(namespace), namespace_scope(kept)
+    assert dropped >= 2
+    assert [emptied[i] in states for i in ("text_index", "context_index")] == [False, False]
+    assert [states[still[i]] for i in ("text_index", "context_index")] == ["ONLINE", "ONLINE"]
+    await memories.save(namespace, SaveInput(key="back", content="wombat again"))
+    found = await retrieval.fulltext(namespace, FulltextInput(keywords=["wombat"]))
+    assert [r["key"] for r in found["results"]] == ["back"]
+    assert (await graph.index_states())[emptied["text_index"]] == "ONLINE"
+
+
 async def test_every_memory_carries_its_namespace_label(
     memories: MemoryService, namespace: str
 ) -> None:

@@ -1,5 +1,6 @@
 """Reconcile of the two stores: finish vector writes and deletes a crash left pending in Neo4j,
-and (with `full`) repair any drift between Neo4j's memories and Qdrant's points."""
+and (with `full`) repair any drift between Neo4j's memories and Qdrant's points and drop the
+fulltext indexes of namespaces that hold no memory."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ class ReconcileReport:
     vectors_deleted: int
     orphans_deleted: int
     missing_vectors: int
+    keyword_indexes_dropped: int = 0
 
 
 class Reconciler:
@@ -40,21 +42,23 @@ class Reconciler:
         self.context = context
 
     async def run(self, full: bool = False, drain_context: bool = True) -> ReconcileReport:
-        """Finish pending vector writes and deletes; with `full`, also repair any drift; with
-        `drain_context`, refresh every pending context representation before returning (start-up
-        leaves that backlog to the background indexer: after a bulk load it takes minutes)."""
+        """Finish pending vector writes and deletes; with `full`, also repair any drift and drop
+        the keyword indexes of namespaces left empty; with `drain_context`, refresh every
+        pending context representation before returning (start-up leaves that backlog to the
+        background indexer: after a bulk load it takes minutes)."""
         written = await self._finish_pending_vectors()
         deleted = await self._finish_tombstones()
-        orphans = missing = 0
+        orphans = missing = dropped = 0
         if full:
             orphans, missing = await self._repair_drift()
             written += await self._finish_pending_vectors()
+            dropped = await self.graph.drop_empty_keyword_indexes()
         if self.context is not None:
             if full:
                 await self._repair_context_drift(self.context.vectors)
             if drain_context:
                 await self.context.refresh_all()
-        return ReconcileReport(written, deleted, orphans, missing)
+        return ReconcileReport(written, deleted, orphans, missing, dropped)
 
     async def _finish_pending_vectors(self) -> int:
         written = 0
