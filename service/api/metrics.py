@@ -39,7 +39,7 @@ BACKEND_READY = Gauge(
 CONTEXT_BACKLOG = Gauge(
     "mnemograph_context_backlog",
     "Memories waiting for their graph-contextual refresh, by pass: pending (no current text), "
-    "approximate (text current, vector a mean of stored ones)",
+    "approximate (text current, vector a mean of stored ones until the model embeds the text)",
     ["state"],
 )
 CONTEXT_OLDEST_WAIT = Gauge(
@@ -51,7 +51,9 @@ CONTEXT_OLDEST_WAIT = Gauge(
 CONTEXT_REFRESHES = Gauge(
     "mnemograph_context_refreshes",
     "Context refreshes of this process since it started, by outcome: approximated (first pass, "
-    "mean vector), embedded (second pass), kept (text and payload unchanged: no vector written)",
+    "mean vector, the text to be embedded), averaged (a context too long to be read whole: the "
+    "mean vector is final), embedded (second pass), kept (text and payload unchanged: no "
+    "vector written)",
     ["outcome"],
 )
 

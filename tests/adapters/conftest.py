@@ -153,7 +153,7 @@ def fake_id(index: int) -> str:
 class FakeContext:
     """A context indexer with nothing waiting and nothing refreshed yet."""
 
-    counts: ClassVar[dict[str, int]] = {"approximated": 0, "embedded": 0, "kept": 0}
+    counts: ClassVar[dict[str, int]] = {"approximated": 0, "averaged": 0, "embedded": 0, "kept": 0}
 
     async def backlog_details(self, namespace: str | None = None) -> Backlog:
         return Backlog(0, 0, 0.0)

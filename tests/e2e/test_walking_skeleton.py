@@ -39,7 +39,7 @@ async def test_healthz_and_metrics_answer(http_api: HttpApi) -> None:
     assert "mnemograph_http_requests_total" in metrics
     assert 'mnemograph_context_backlog{state="approximate"}' in metrics
     assert "mnemograph_context_oldest_wait_seconds" in metrics
-    for outcome in ("approximated", "embedded", "kept"):
+    for outcome in ("approximated", "averaged", "embedded", "kept"):
         assert f'mnemograph_context_refreshes{{outcome="{outcome}"}}' in metrics
     for outcome in ("current", "stale", "loaded", "discarded"):
         assert f'mnemograph_link_graph{{outcome="{outcome}"}}' in metrics

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
+import numpy as np
 import pytest
 
 from service.config import Settings
@@ -184,6 +185,26 @@ async def test_a_saved_turn_is_searchable_by_its_context_before_any_model_run(
     assert await context_index.backlog(namespace) == 0
     final = (await context_index.vectors.vectors_of([answer]))[answer]
     assert float(final @ embedded) > 0.999
+
+
+async def test_a_context_too_long_to_be_read_whole_keeps_the_mean_of_its_parts(
+    memories: MemoryService, context_index: ContextIndex, namespace: str
+) -> None:
+    long_answer = " ".join([ANSWER] * 15)  # 704 characters: more than one part may hold
+    await memories.save(namespace, SaveInput(key="ask", content=QUESTION))
+    linked = [LinkSpec(key="ask", type="next")]
+    await memories.save(namespace, SaveInput(key="answer", content=long_answer, links=linked))
+    averaged = context_index.counts["averaged"]
+    await first_pass(context_index)
+    assert await context_index.backlog(namespace) == 0  # final: no second pass waits
+    assert context_index.counts["averaged"] - averaged == 2
+    ids = await memories.reader.resolve(namespace, ids=[], keys=["ask", "answer"])
+    own = await memories.stores.vectors.vectors_of(list(ids.values()))
+    equal_mean = own[ids["ask"]] + own[ids["answer"]]
+    equal_mean /= np.linalg.norm(equal_mean)
+    context = await context_index.vectors.vectors_of(list(ids.values()))
+    assert context[ids["answer"]].tolist() == pytest.approx(equal_mean.tolist(), abs=1e-6)
+    assert context[ids["ask"]].tolist() == pytest.approx(equal_mean.tolist(), abs=1e-6)
 
 
 async def test_stats_report_the_context_backlog_of_the_namespace(

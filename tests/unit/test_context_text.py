@@ -13,6 +13,8 @@ from service.core.upkeep.context_index import (
     MAX_PART_CHARS,
     context_text,
     mean_vector,
+    part_weights,
+    read_whole,
 )
 
 
@@ -54,3 +56,29 @@ def test_the_mean_vector_joins_the_stored_vectors_of_the_memory_and_its_neighbou
     alone: dict[str, Any] = {"id": "own", "neighbours": []}
     assert mean_vector(alone, stored).tolist() == [1.0, 0.0, 0.0, 0.0]
     assert mean_vector(alone, stored).dtype == np.float32
+
+
+def test_a_context_is_read_whole_only_when_every_part_is_whole_within_the_budget() -> None:
+    assert read_whole((1, "o" * 500), [(0, "n" * 500)], [(2, "f" * 198)])
+    assert not read_whole((1, "o" * 500), [(0, "n" * 500)], [(2, "f" * 199)])
+    assert not read_whole((1, "o" * (MAX_PART_CHARS + 1)), [])
+    assert not read_whole((1, "o"), [(0, "n" * (MAX_PART_CHARS + 1))])
+    assert read_whole((1, "o" * MAX_PART_CHARS), [(0, "")])
+
+
+def test_parts_weigh_their_characters_a_neighbour_at_most_the_memory_own() -> None:
+    row = {
+        "id": "own",
+        "title": None,
+        "content": "x" * 40,
+        "neighbours": [[1, None, "y" * 10, "short", 1], [2, "Title", "z" * 300, "long", 2]],
+    }
+    assert part_weights(row) == {"own": 40.0, "short": 10.0, "long": 40.0}
+
+
+def test_the_weighted_mean_leans_toward_the_heavier_part() -> None:
+    eye = np.eye(2, dtype=np.float32)
+    stored = {"own": eye[0], "near": eye[1]}
+    row = {"id": "own", "neighbours": [[1, "", "a", "near"]]}
+    weighted = mean_vector(row, stored, {"own": 3.0, "near": 1.0})
+    assert weighted.tolist() == pytest.approx([0.9486833, 0.31622777])

@@ -84,12 +84,24 @@ def context_text(own: Part, near: Sequence[Part], far: Sequence[Part] = ()) -> s
     return "\n".join(text for _, _, text in sorted(parts) if text)
 
 
+def read_whole(own: Part, near: Sequence[Part], far: Sequence[Part] = ()) -> bool:
+    """Whether the context text holds every part whole within FAR_TEXT_CHARS: the model reads
+    all of it. A longer context's embedding is of its first parts only, so its vector stays the
+    mean of every part's stored vector."""
+    texts = [text for _, text in (own, *near, *far) if text]
+    return all(len(text) <= MAX_PART_CHARS for text in texts) and (
+        len("\n".join(texts)) <= FAR_TEXT_CHARS
+    )
+
+
 class ContextIndex:
     """Refreshes pending context representations in batches, in two passes. The first needs no
     model run: the context text, and as vector the normalised mean of the memory's stored vector
-    and its neighbours' (`approximate`; the embedding of the text where the memory's own vector
-    is not stored yet). The second, behind requests on the embedder, replaces that vector with
-    the embedding of the text (`ok`). With `mean_only` the first pass is the last.
+    and its neighbours' (the embedding of the text where the memory's own vector is not stored
+    yet). A context the model reads whole weighs each part by its characters and waits
+    (`approximate`) for the second pass, behind requests on the embedder, to replace that vector
+    with the embedding of the text (`ok`); a longer one keeps the equal mean (`ok`). With
+    `mean_only` every context keeps the equal mean.
 
     Work is claimed in Neo4j, leased for `lease_s`, and only for the memories saved to `owner`
     (the memories' vector storage this process writes to, and the source of the mean vectors):
@@ -115,7 +127,7 @@ class ContextIndex:
         self.owner = owner
         self.mean_only = mean_only
         self.lease_s = lease_s
-        self.counts = {"approximated": 0, "embedded": 0, "kept": 0}
+        self.counts = {"approximated": 0, "averaged": 0, "embedded": 0, "kept": 0}
 
     @classmethod
     def configured(
@@ -151,27 +163,28 @@ class ContextIndex:
         rows = await self.claim(lease, limit, PENDING)
         if not rows:
             return 0
-        texts = [_row_text(row) for row in rows]
+        parts = [_row_parts(row) for row in rows]
+        texts = [context_text(*part) for part in parts]
+        whole = [not self.mean_only and read_whole(*part) for part in parts]
         hashes = [self.embedded_hash(row, text) for row, text in zip(rows, texts, strict=True)]
-        kept = [
-            not self.mean_only and row.get("embedded_hash") == hashed
-            for row, hashed in zip(rows, hashes, strict=True)
-        ]
+        kept = [whole[i] and row.get("embedded_hash") == hashes[i] for i, row in enumerate(rows)]
         changed = [i for i, keep in enumerate(kept) if not keep]
-        vectors = await self._mean_vectors([rows[i] for i in changed], [texts[i] for i in changed])
+        vectors = await self._mean_vectors(
+            [rows[i] for i in changed], [texts[i] for i in changed], [whole[i] for i in changed]
+        )
         mean = dict(zip(changed, vectors, strict=True))
-        state = OK if self.mean_only else APPROXIMATE
         await self._store(
             lease,
             [
                 Refreshed(rows[i], texts[i], OK, None, hashes[i])
                 if kept[i]
-                else Refreshed(rows[i], texts[i], state, mean[i], None)
+                else Refreshed(rows[i], texts[i], APPROXIMATE if whole[i] else OK, mean[i], None)
                 for i in range(len(rows))
             ],
         )
-        self.counts["kept"] += len(rows) - len(changed)
-        self.counts["approximated"] += len(changed)
+        self.counts["kept"] += sum(kept)
+        self.counts["approximated"] += sum(whole[i] for i in changed)
+        self.counts["averaged"] += sum(not whole[i] for i in changed)
         return len(rows)
 
     async def embed(self, limit: int = BATCH) -> int:
@@ -232,9 +245,10 @@ class ContextIndex:
         )
 
     async def _mean_vectors(
-        self, rows: Sequence[dict[str, Any]], texts: Sequence[str]
+        self, rows: Sequence[dict[str, Any]], texts: Sequence[str], weighted: Sequence[bool]
     ) -> list[npt.NDArray[np.float32]]:
-        """Mean vectors where the memory's own vector is stored; the text embedded otherwise."""
+        """Mean vectors where the memory's own vector is stored, `weighted` ones by
+        `part_weights`; the text embedded otherwise."""
         if not rows:
             return []
         ids = [row["id"] for row in rows]
@@ -246,7 +260,10 @@ class ContextIndex:
             embedded = await self._embed([texts[i] for i in missing])
             by_row = {i: embedded[n] for n, i in enumerate(missing)}
         return [
-            by_row[i] if i in by_row else mean_vector(row, stored) for i, row in enumerate(rows)
+            by_row[i]
+            if i in by_row
+            else mean_vector(row, stored, part_weights(row) if weighted[i] else None)
+            for i, row in enumerate(rows)
         ]
 
     async def _embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
@@ -306,20 +323,41 @@ async def background(index: ContextIndex) -> AsyncGenerator[asyncio.Task[None]]:
 
 
 def mean_vector(
-    row: dict[str, Any], stored: dict[str, npt.NDArray[np.float32]]
+    row: dict[str, Any],
+    stored: dict[str, npt.NDArray[np.float32]],
+    weights: Mapping[str, float] | None = None,
 ) -> npt.NDArray[np.float32]:
-    """The normalised mean of a memory's stored vector and its neighbours' (those stored)."""
-    parts = [stored[row["id"]], *(stored[n[3]] for n in row["neighbours"] if n[3] in stored)]
+    """The normalised mean of a memory's stored vector and its neighbours' (those stored), each
+    weighted by `weights` (by id; equal without)."""
+    ids = [row["id"], *(n[3] for n in row["neighbours"] if n[3] in stored)]
+    parts = [stored[id_] * (1.0 if weights is None else weights[id_]) for id_ in ids]
     total = np.sum(parts, axis=0)
     norm = float(np.linalg.norm(total))
     return (total / norm if norm > 0 else total).astype(np.float32)
 
 
-def _row_text(row: dict[str, Any]) -> str:
-    """A context_claim row's text; each neighbour is [ms, title, content, id, links away]."""
+def part_weights(row: dict[str, Any]) -> dict[str, float]:
+    """Each part's weight in the mean of a context the model reads whole: its characters, as the
+    model reads them, a neighbour's at most the memory's own (a short turn between long ones
+    stays itself)."""
+    own = max(1, len(embedding_text(row["title"], row["content"] or "")))
+    weights = {row["id"]: float(own)}
+    for _, title, content, id_, _ in row["neighbours"]:
+        weights[id_] = float(min(own, len(embedding_text(title, content or ""))))
+    return weights
+
+
+def _row_parts(row: dict[str, Any]) -> tuple[Part, list[Part], list[Part]]:
+    """A context_claim row's parts: its own, one link away and two links away; each neighbour is
+    [ms, title, content, id, links away]."""
     own = (epoch_ms(row["created_at"]), embedding_text(row["title"], row["content"] or ""))
     near: list[Part] = []
     far: list[Part] = []
     for ms, title, content, _, away in row["neighbours"]:
         (near if away == 1 else far).append((ms, embedding_text(title, content or "")))
-    return context_text(own, near, far)
+    return own, near, far
+
+
+def _row_text(row: dict[str, Any]) -> str:
+    """A context_claim row's text."""
+    return context_text(*_row_parts(row))
