@@ -2,7 +2,8 @@
 used (after it stopped): one query embedding, one vector query, one fulltext query and one Bolt
 round trip (the graph version read). Beside it, not part of it, the graph expansion as
 retrieve_context runs it: the walk of `max_hops` 2 from the best vector hits over the
-namespace's link graph in process (and its lookup)."""
+namespace's link graph in process, checked against the version the round trip read (in
+retrieve_context the lexical channels' statement brings it)."""
 
 from __future__ import annotations
 
@@ -69,13 +70,13 @@ async def measure_floor(
                 run["fulltext"],
                 lambda q=lucene: channels.keyword(namespace, q, MemoryFilters(), fetch),
             )
-            await _timed(
+            version = await _timed(
                 run["round_trip"], lambda: graph.read("graph_version", namespace=namespace)
             )
             best = {hit.id: hit.score for hit in hits[:seeds]}
             await _timed(
                 walks if number >= WARM else [],
-                lambda b=best: _walk(channels, namespace, b),
+                lambda b=best, v=version[0]: _walk(channels, namespace, b, v),
             )
     finally:
         await vectors.close()
@@ -89,8 +90,13 @@ async def measure_floor(
     }
 
 
-async def _walk(channels: Channels, namespace: str, seeds: dict[str, float]) -> None:
-    await channels.walk(namespace, seeds, 2, graph=await channels.link_graph(namespace))
+async def _walk(
+    channels: Channels, namespace: str, seeds: dict[str, float], version: dict[str, Any]
+) -> None:
+    """The walk as retrieve_context runs it: over the link graph in process when it is at the
+    version that came with another read (the lexical channels' statement)."""
+    graph = channels.link_graph_at(namespace, version)
+    await channels.walk(namespace, seeds, 2, graph=graph)
 
 
 async def _link_graph_loaded(channels: Channels, namespace: str) -> None:

@@ -2,7 +2,8 @@
 // (`keyword`, $text_index) and over their graph-contextual text (`keyword_context`,
 // $context_index), both indexes of the namespace alone, each shaped as
 // search_fulltext returns it, and the key-value rows of search_kv (`kv`). A channel whose flag
-// ($keyword, $keyword_context, $kv) is false looks nothing up and returns no hits.
+// ($keyword, $keyword_context, $kv) is false looks nothing up and returns no hits. With
+// $graph_version, also the row of graph_version (`graph`; null without) for the walk.
 CALL () {
   UNWIND CASE WHEN $keyword THEN [1] ELSE [] END AS wanted
   CALL db.index.fulltext.queryNodes($text_index, $lucene, {limit: $fetch})
@@ -42,4 +43,10 @@ CALL () {
   }
   RETURN collect({id: id, score: score, created_ms: created_ms}) AS kv
 }
-RETURN keyword, keyword_context, kv
+CALL () {
+  UNWIND CASE WHEN $graph_version THEN [1] ELSE [] END AS wanted
+  // @include namespace_graph_version
+  RETURN collect({version: version, memories: memories, links: links, size_bytes: size_bytes})[0]
+         AS graph
+}
+RETURN keyword, keyword_context, kv, graph

@@ -155,12 +155,25 @@ class LinkGraphs:
     async def current(self, namespace: str) -> LinkGraph | None:
         """The namespace's snapshot when it is up to date (one version read); otherwise None,
         and a load starts in the background unless one ran lately."""
-        if self.capacity <= 0:
+        if not self.wanted(namespace):
+            return None
+        return self.at(namespace, (await self._probe("graph_version", namespace=namespace))[0])
+
+    def wanted(self, namespace: str) -> bool:
+        """Whether a snapshot of the namespace may serve (snapshots on, the namespace not known
+        to be too big): worth reading its version."""
+        state = self._namespaces.get(namespace)
+        too_big = state is not None and time.monotonic() < state.too_big_until
+        return self.capacity > 0 and not too_big
+
+    def at(self, namespace: str, version_row: Row) -> LinkGraph | None:
+        """The namespace's snapshot when it is at the version of `version_row` (a graph_version
+        row, read just now); otherwise None, and a load starts in the background unless one ran
+        lately."""
+        if not self.wanted(namespace):
             return None
         state = self._namespaces.setdefault(namespace, _Namespace())
-        if time.monotonic() < state.too_big_until:
-            return None
-        version, size = _version(await self._probe("graph_version", namespace=namespace))
+        version, size = _version(version_row)
         graph = self._graphs.get(namespace)
         if graph is not None and graph.version == version:
             self._graphs.move_to_end(namespace)
@@ -202,9 +215,9 @@ class LinkGraphs:
                     ("graph_version", scope),
                 ]
             )
-            version = _version(before)[0]
+            version = _version(before[0])[0]
             graph = None
-            if _version(after)[0] == version:
+            if _version(after[0])[0] == version:
                 # Built beside the event loop: 92 ms for 10,000 memories and 37,969 links.
                 graph = await asyncio.to_thread(
                     LinkGraph.build, version, memories[0]["memories"], links[0]["links"]
@@ -244,10 +257,9 @@ class LinkGraphs:
                 del self._namespaces[namespace]
 
 
-def _version(rows: list[Row]) -> tuple[tuple[Any, ...], int]:
+def _version(row: Row) -> tuple[tuple[Any, ...], int]:
     """A namespace's graph version (its token, and its counters, which writers that never move
     the token still change) and the size of a snapshot of it."""
-    row = rows[0]
     counters = (row["memories"], row["links"], row["size_bytes"])
     return (row["version"], *counters), row["memories"] + 2 * row["links"]
 

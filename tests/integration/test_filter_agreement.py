@@ -150,7 +150,10 @@ async def cypher_found(graph: GraphStore, data: Dataset, flt: MemoryFilters) -> 
     for branch, kv in branches.items():
         rows = await graph.read("search_kv", limit=WIDE, **kv, **common)
         found[f"search_kv by {branch}"] = {row["id"] for row in rows}
-        lexical = {"fetch": WIDE, "limit": WIDE, "keyword": True, "keyword_context": True}
+        lexical = {
+            "fetch": WIDE, "limit": WIDE, "keyword": True, "keyword_context": True,
+            "graph_version": False,
+        }  # fmt: skip
         row = (await graph.read("search_lexical", kv=True, **lexical, **kv, **common))[0]
         for channel in ("keyword", "keyword_context"):
             found[f"search_lexical {channel}"] = {hit["id"] for hit in row[channel]["hits"]}

@@ -13,6 +13,9 @@ import pytest
 
 from service.core.memories import MemoryService
 from service.core.models import SaveInput, UpdateInput
+from service.core.read.retrieval import Retrieval
+from service.core.search_inputs import RetrieveInput
+from service.filters import MemoryFilters
 from service.stores.graph_store import GraphStore
 from service.stores.link_graph import LinkGraph
 
@@ -158,3 +161,37 @@ async def test_every_write_of_the_graph_makes_the_snapshot_stale_until_loaded_ag
     assert after.version[0] != before.version[0]
     assert (after.fields, after.neighbours) != (before.fields, before.neighbours)
     assert await assert_walks_agree(graph, namespace, after, rng) > 0
+
+
+async def test_the_lexical_read_carries_the_graph_version_row_when_asked(
+    memories: MemoryService, graph: GraphStore, namespace: str
+) -> None:
+    await saved_graph(memories, namespace, random.Random(5))
+    params: dict[str, Any] = {
+        "namespace": namespace, "query": "memory", "tokens": ["memory"], "lucene": "memory",
+        "fetch": 200, "limit": 5, "keyword": True, "keyword_context": False, "kv": True,
+        **MemoryFilters().cypher(),
+    }  # fmt: skip
+    version = (await graph.read("graph_version", namespace=namespace))[0]
+    asked = (await graph.read("search_lexical", graph_version=True, **params))[0]
+    assert asked["graph"] == version
+    assert version["memories"] == SIZE + 2 and version["version"] != ""
+    assert (await graph.read("search_lexical", graph_version=False, **params))[0]["graph"] is None
+
+
+async def test_a_hybrid_retrieve_walks_the_snapshot_only_at_the_version_its_lexical_read_saw(
+    memories: MemoryService, graph: GraphStore, retrieval: Retrieval, namespace: str
+) -> None:
+    keys = await saved_graph(memories, namespace, random.Random(7))
+    await up_to_date(graph, namespace)
+    counts = graph.link_graphs.counts
+    before = dict(counts)
+    asked = RetrieveInput(query=f"memory 1 about {keys[1]}", limit=50)  # all: none pruned
+    await retrieval.retrieve(namespace, asked)
+    assert (counts["current"] - before["current"], counts["stale"] - before["stale"]) == (1, 0)
+    await memories.save(namespace, SaveInput(content="fresh", key="fresh"))
+    await memories.link(namespace, keys[1], "fresh", 1.0, "related")
+    found = await retrieval.retrieve(namespace, asked)
+    assert (counts["current"] - before["current"], counts["stale"] - before["stale"]) == (1, 1)
+    fresh = [item for item in found["results"] if item["key"] == "fresh"]
+    assert [item["hop_distance"] for item in fresh] == [1]  # walked in Neo4j, link included

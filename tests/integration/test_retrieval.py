@@ -673,6 +673,7 @@ def operators(plan: dict[str, Any]) -> set[str]:
                 "keyword": True,
                 "keyword_context": True,
                 "kv": True,
+                "graph_version": False,
                 **MemoryFilters().cypher(),
             },
         ),

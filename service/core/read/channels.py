@@ -203,14 +203,16 @@ class Channels:
 
     async def lexical(
         self, namespace: str, query: str, lucene: str | None, flt: MemoryFilters, fetch: int,
-        wanted: Collection[str],
-    ) -> dict[str, list[Hit]]:  # fmt: skip
-        """The `wanted` ones of keyword, keyword_context and kv in one round trip. A fulltext
-        channel whose hits the filters thinned below `fetch` is looked up again on its own, with
-        a growing Lucene fetch."""
+        wanted: Collection[str], graph_version: bool = False,
+    ) -> tuple[dict[str, list[Hit]], Row | None]:  # fmt: skip
+        """The `wanted` ones of keyword, keyword_context and kv in one round trip, with the
+        namespace's graph version row when asked (`link_graph_at`). A fulltext channel whose
+        hits the filters thinned below `fetch` is looked up again on its own, with a growing
+        Lucene fetch."""
         fulltext = lucene is not None
         rows = await self._read(
             "search_lexical",
+            graph_version=graph_version,
             lucene=lucene or "",
             query=query.strip(),
             tokens=kv_tokens(query),
@@ -236,7 +238,7 @@ class Channels:
                 found[name] = ties_newest_first(hits)
         if "kv" in wanted:
             found["kv"] = _kv_hits(row["kv"])
-        return found
+        return found, row["graph"]
 
     async def walk(
         self,
@@ -291,12 +293,21 @@ class Channels:
         """The namespace's up-to-date link graph in process, if the store holds one (never
         when lookups are remembered: a replay reads the rows it remembered); None also when
         Neo4j is down, which the walk then reports."""
-        if self._lookups is not None:
+        if not self.reads_graph_version(namespace):
             return None
         try:
             return await self.stores.graph.link_graph(namespace)
         except BackendUnavailable:
             return None
+
+    def reads_graph_version(self, namespace: str) -> bool:
+        """Whether a walk may run over the namespace's link graph in process, so that its
+        version is worth reading (with the lexical channels: `lexical`)."""
+        return self._lookups is None and self.stores.graph.link_graphs.wanted(namespace)
+
+    def link_graph_at(self, namespace: str, version_row: Row) -> LinkGraph | None:
+        """The namespace's link graph in process if it is at the version `version_row` read."""
+        return self.stores.graph.link_graphs.at(namespace, version_row)
 
 
 def lucene_fetch(wanted: int) -> int:

@@ -12,7 +12,6 @@ from typing import TypeVar
 
 from service.config import Settings
 from service.core.hydration import MemoryReader
-from service.core.models import embedding_text
 from service.core.read.channels import Channels, Hit, WalkPruning
 from service.core.read.fulltext import free_text_query, searched_word_count
 from service.core.read.fusion import (
@@ -26,12 +25,14 @@ from service.core.read.fusion import (
     order_by,
     single_channel,
 )
+from service.core.read.reranking import rerank
 from service.core.read.walk import Reached
 from service.core.results import ContextItem, ContextResult, MemoryView
 from service.core.search_inputs import RetrieveInput, parse_sort_by
 from service.core.switch import require_enabled
 from service.errors import BackendUnavailable
 from service.filters import MemoryFilters
+from service.stores.graph_store import Row
 from service.stores.link_graph import LinkGraph
 from service.stores.reranker import CrossEncoder, shared_cross_encoder
 
@@ -221,19 +222,26 @@ class ContextRetriever:
         if plan.distinct_vector:
             lookups["vector"] = lambda: self.channels.distinct_vector(namespace, query, flt, fusion)
         lexical = [name for name in wanted if name in LEXICAL_CHANNELS]
+        # The walk's graph version comes with the lexical channels' round trip, or on its own.
+        version = walks and bool(lexical) and self.channels.reads_graph_version(namespace)
         async with asyncio.TaskGroup() as group:
-            graph = group.create_task(self.channels.link_graph(namespace)) if walks else None
+            alone = walks and not version
+            graph = group.create_task(self.channels.link_graph(namespace)) if alone else None
             tasks = {
                 name: group.create_task(guarded(name, lookups[name], warnings))
                 for name in wanted
                 if name in lookups
             }
             words = group.create_task(
-                self._lexical(namespace, query, lucene, flt, lexical, warnings)
+                self._lexical(namespace, query, lucene, flt, lexical, warnings, version)
             )
         found = {name: hits for name, task in tasks.items() if (hits := task.result()) is not None}
-        found.update(words.result())
-        return {name: found[name] for name in wanted if name in found}, graph and graph.result()
+        lexical_hits, version_row = words.result()
+        found.update(lexical_hits)
+        chosen = {name: found[name] for name in wanted if name in found}
+        if version_row is not None:
+            return chosen, self.channels.link_graph_at(namespace, version_row)
+        return chosen, graph and graph.result()
 
     async def _lexical(
         self,
@@ -243,17 +251,21 @@ class ContextRetriever:
         flt: MemoryFilters,
         wanted: list[str],
         warnings: list[str],
-    ) -> dict[str, list[Hit]]:
-        """The wanted lexical channels; when Neo4j is down each gets a warning and none ran."""
+        graph_version: bool,
+    ) -> tuple[dict[str, list[Hit]], Row | None]:
+        """The wanted lexical channels (and the graph version row, when asked); when Neo4j is
+        down each gets a warning and none ran."""
         if not wanted:
-            return {}
+            return {}, None
         fetch = self.settings.search.fusion.fetch
         try:
-            return await self.channels.lexical(namespace, query, lucene, flt, fetch, wanted)
+            return await self.channels.lexical(
+                namespace, query, lucene, flt, fetch, wanted, graph_version
+            )
         except BackendUnavailable as error:
             for name in wanted:
                 unavailable(name, error, warnings)
-            return {}
+            return {}, None
 
     def _score(
         self, candidates: Iterable[Candidate], mode: str, plan: ModePlan, ran: list[str], words: int
@@ -336,21 +348,6 @@ class ContextRetriever:
         resolved = await self.reader.resolve(namespace, ids=anchors, keys=anchors)
         first = dict.fromkeys(resolved.values(), 1.0)
         return {**first, **{i: s for i, s in seeds.items() if i not in first}}
-
-
-async def rerank(
-    reranker: CrossEncoder,
-    query: str,
-    kept: Sequence[Candidate],
-    views: Mapping[str, MemoryView],
-) -> None:
-    """Score the kept memories again by the cross-encoder's relevance of their text to the
-    query: it becomes their `score` (the fused relevance stays in `scores` as `fused`)."""
-    texts = [embedding_text(views[c.id]["title"], views[c.id]["content"]) for c in kept]
-    for candidate, relevance in zip(kept, await reranker.relevance(query, texts), strict=True):
-        candidate.scores["fused"] = candidate.score
-        candidate.scores["rerank"] = relevance
-        candidate.score = relevance
 
 
 def add_graph(candidate: Candidate, reached: Reached) -> None:
