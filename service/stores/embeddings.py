@@ -24,11 +24,11 @@ from tokenizers import Tokenizer
 
 from service.config import EmbeddingSettings
 from service.errors import BackendUnavailable
+from service.stores.joined_runs import JoinedRuns, Vectors
 
 MAX_TOKENS = 256
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 
-Vectors = npt.NDArray[np.float32]  # one row per text
 Vector = npt.NDArray[np.float32]  # one text's
 # What onnxruntime raises when a run fails for a reason other than its input (its extension
 # module is untyped: typed here, at the boundary).
@@ -71,7 +71,7 @@ class LocalMiniLM:
         self._session: Any = cpu_session(model_path, threads)
         self._inputs: set[str] = {i.name for i in self._session.get_inputs()}
         self._batch_size = batch_size
-        self._lock = asyncio.Lock()
+        self._runs = JoinedRuns(self.embed_sync, most_texts=batch_size)
 
     def embed_sync(self, texts: Sequence[str]) -> Vectors:
         """Embed in batches on the calling thread, in the order given. Texts of similar length
@@ -102,14 +102,20 @@ class LocalMiniLM:
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
 
+    @property
+    def runs(self) -> int:
+        """Model runs `embed` started so far (a run embeds the texts of every request it
+        joined)."""
+        return self._runs.runs
+
     async def embed(self, texts: Sequence[str]) -> Vectors:
-        """`embed_sync` off the event loop; the runtime's failures (out of memory, a broken
+        """`embed_sync` off the event loop, one run at a time, requests that wait for the model
+        joined into one run (`JoinedRuns`); the runtime's failures (out of memory, a broken
         execution provider) as `BackendUnavailable("embedder")`."""
-        async with self._lock:
-            try:
-                return await asyncio.to_thread(self.embed_sync, texts)
-            except (*ONNX_FAILURES, MemoryError) as exc:
-                raise BackendUnavailable("embedder", f"{type(exc).__name__}: {exc}") from exc
+        try:
+            return await self._runs.embed(texts)
+        except (*ONNX_FAILURES, MemoryError) as exc:
+            raise BackendUnavailable("embedder", f"{type(exc).__name__}: {exc}") from exc
 
     async def close(self) -> None:
         return None

@@ -1,6 +1,9 @@
-"""The local embedder batches texts by length and answers in the order it was given."""
+"""The local embedder batches texts by length and answers in the order it was given; requests
+that wait for it run together."""
 
 from __future__ import annotations
+
+import asyncio
 
 import numpy as np
 
@@ -28,3 +31,14 @@ def test_batches_of_mixed_lengths_give_each_text_its_own_vector_in_order() -> No
     assert np.allclose(batched, one_at_a_time, atol=1e-5)
     nearest = (batched @ one_at_a_time.T).argmax(axis=1)
     assert nearest.tolist() == [0, 1, 2, 3, 4]
+
+
+async def test_requests_waiting_for_the_model_run_together_with_one_at_a_time_vectors() -> None:
+    embedder = LocalMiniLM()
+    one_at_a_time = np.stack([embedder.embed_sync([text])[0] for text in TEXTS])
+    runs_before = embedder.runs
+
+    together = await asyncio.gather(*(embedder.embed([text]) for text in TEXTS))
+
+    assert np.allclose(np.concatenate(together), one_at_a_time, atol=1e-5)
+    assert embedder.runs - runs_before == 1  # all five asked before the model started
