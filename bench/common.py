@@ -128,6 +128,11 @@ def local_neo4j() -> Generator[tuple[Neo4jSettings, Path]]:
             local.stop()
 
 
+def neo4j_pid(folder: Path) -> int:
+    """The pid of the Neo4j `local_neo4j` started in `folder`."""
+    return int((folder / "neo4j" / "neo4j.pid").read_text().strip())
+
+
 def service_env(neo4j: Neo4jSettings, data: Path, port: int | None = None) -> dict[str, str]:
     """The environment of a `mnemograph` command on that Neo4j with its data under `data`."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMO_")}

@@ -26,7 +26,14 @@ from typing import Any, TypeVar
 import httpx
 
 from bench import perf_http as h
-from bench.common import RESULTS, context_passes, local_neo4j, service_env, service_process
+from bench.common import (
+    RESULTS,
+    context_passes,
+    local_neo4j,
+    neo4j_pid,
+    service_env,
+    service_process,
+)
 from bench.peer_corpus import RECIPE_NAMES
 from bench.perf_corpus import Memory, corpus, hybrid_queries, queries
 from bench.perf_floor import measure_floor
@@ -114,8 +121,9 @@ def build_indexes(neo4j: Neo4jSettings, folder: Path) -> float:
     return time.perf_counter() - started
 
 
-def measure(url: str, size: int, repeat: int, clients: int) -> dict[str, Any]:
-    """Every series over HTTP, each with inputs of its own; saves last (they add work)."""
+def measure(url: str, size: int, repeat: int, clients: int, pids: dict[str, int]) -> dict[str, Any]:
+    """Every series over HTTP, each with inputs of its own; saves last (they add work). `pids`
+    (service, neo4j): whose CPU the concurrent series counts."""
     taken: set[str] = set()
     n = repeat + h.WARM
     rng = random.Random(3)
@@ -151,7 +159,9 @@ def measure(url: str, size: int, repeat: int, clients: int) -> dict[str, Any]:
             "small_namespace": h.series(client, [h.stats_call(HUB_NAMESPACE)] * n),
         }
         bodies = [{"query": q} for q in queries(clients * (repeat // 4 + 1), 400, taken)]
+        before = cpu_seconds(pids)
         results["concurrency"] = {str(clients): asyncio.run(h.concurrent(url, bodies, clients))}
+        results["concurrency_cpu"] = cpu_per_op(before, cpu_seconds(pids), len(bodies) - clients)
         saves = map_list(h.save, h.save_bodies(n, size, 5))
         results["memory_save"] = {"default": h.series(client, saves)}
     return results
@@ -159,6 +169,28 @@ def measure(url: str, size: int, repeat: int, clients: int) -> dict[str, Any]:
 
 def map_list(make: Callable[[T], h.Send], values: Iterable[T]) -> list[h.Send]:
     return [make(value) for value in values]
+
+
+def cpu_seconds(pids: dict[str, int]) -> dict[str, float]:
+    """CPU time (user + system, every thread) of each named process, and of this one (the
+    clients) as `bench_client`."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    used: dict[str, float] = {}
+    for name, pid in pids.items():
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        used[name] = (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+    mine = os.times()
+    used["bench_client"] = mine.user + mine.system
+    return used
+
+
+def cpu_per_op(before: dict[str, float], after: dict[str, float], ops: int) -> dict[str, float]:
+    """CPU ms per timed operation of each process, and the throughput the service and Neo4j
+    alone would reach if they had every core to themselves (`ceiling_ops_per_s`)."""
+    per_op = {name: round((after[name] - before[name]) * 1000 / ops, 2) for name in before}
+    served = sum(ms for name, ms in per_op.items() if name != "bench_client")
+    ceiling = (os.cpu_count() or 1) * 1000 / served if served else 0.0
+    return {**per_op, "ceiling_ops_per_s": round(ceiling, 1)}
 
 
 def rss_mb(pid: int) -> float:
@@ -213,7 +245,8 @@ def run(size: int, repeat: int, clients: int, peers: bool = True) -> dict[str, A
         index_s = build_indexes(neo4j, folder)
         say(f"HNSW indexes built in {index_s:.1f} s")
         with service_process(neo4j, folder) as (url, process):
-            result.update(measure(url, size, repeat, clients))
+            pids = {"service": process.pid, "neo4j": neo4j_pid(folder)}
+            result.update(measure(url, size, repeat, clients, pids))
             result["rss_mb"] = rss_mb(process.pid)
         say("measured over HTTP")
         floor_queries = queries(repeat + 10, 500, set())

@@ -70,6 +70,11 @@ def table(results: dict[int, dict[str, Any]]) -> str:
         ("retrieve_context hybrid / floor (floor ms)", _floor, "≤ 1.5"),
         ("graph expansion alone (2 hops, 5 seeds), p50 ms", _expansion, "≤ 3 · ≤ 3"),
         ("retrieve_context hybrid, 8 clients: ops/s (p95 ms)", _concurrency, "≥ 100 · ≥ 80"),
+        (
+            "8 clients: CPU ms per retrieve, service + Neo4j (ops/s all cores would allow)",
+            _cpu_per_retrieve,
+            "",
+        ),
         ("service RSS, MB", _rss, ""),
     ]
     for label, render, target in extra:
@@ -130,6 +135,13 @@ def _expansion(result: dict[str, Any]) -> str:
 def _concurrency(result: dict[str, Any]) -> str:
     eight = result.get("concurrency", {}).get("8", {})
     return f"{eight.get('ops_per_s', '–')} ({eight.get('p95_ms', '–')})"
+
+
+def _cpu_per_retrieve(result: dict[str, Any]) -> str:
+    cpu = result.get("concurrency_cpu")
+    if not cpu:
+        return "–"
+    return f"{cpu['service']:.1f} + {cpu['neo4j']:.1f} ({cpu['ceiling_ops_per_s']:.0f})"
 
 
 def chart(results: dict[int, dict[str, Any]], path: Path = CHART) -> None:
