@@ -105,6 +105,12 @@ class MemoryFilters:
     min_score: float | None = None
     include_superseded: bool = False
 
+    @property
+    def narrows(self) -> bool:
+        """Whether a filter beyond superseded-or-not applies (type, tags, time, score)."""
+        dated = self.created_from is not None or self.created_to is not None
+        return bool(self.types or self.tags or dated or self.min_score is not None)
+
     def cypher(self) -> dict[str, Any]:
         """The parameters of cypher/fragments/memory_filter.cypher."""
         return {

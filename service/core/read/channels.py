@@ -108,7 +108,7 @@ class Channels:
         """
         if lucene is None:
             return Bm25Page(0, [], False)
-        fetch = lucene_fetch(skip + limit)
+        fetch = lucene_fetch(skip + limit, flt)
         if count:
             fetch = max(fetch, self.search.count_limit)
         while True:
@@ -217,7 +217,7 @@ class Channels:
             query=query.strip(),
             tokens=kv_tokens(query),
             namespace=namespace,
-            fetch=lucene_fetch(fetch),
+            fetch=lucene_fetch(fetch, flt),
             limit=fetch,
             keyword=fulltext and "keyword" in wanted,
             keyword_context=fulltext and "keyword_context" in wanted,
@@ -231,7 +231,7 @@ class Channels:
             if name not in wanted:
                 continue
             part: Row = row[name]
-            if part["fetched"] == lucene_fetch(fetch) and part["matched"] < fetch:
+            if part["fetched"] == lucene_fetch(fetch, flt) and part["matched"] < fetch:
                 found[name] = await self.keyword(namespace, lucene, flt, fetch, index_query)
             else:
                 hits = [(i, keyword_score(s, k), ms) for i, s, ms in _bm25_hits(part)]
@@ -310,9 +310,15 @@ class Channels:
         return self.stores.graph.link_graphs.at(namespace, version_row)
 
 
-def lucene_fetch(wanted: int) -> int:
-    """Lucene hits fetched first for `wanted` kept ones: the memory filters thin them."""
-    return max(4 * wanted, 200)
+def lucene_fetch(wanted: int, flt: MemoryFilters) -> int:
+    """Lucene hits fetched first for `wanted` kept ones. The namespace's index holds its
+    memories alone, so only the memory filters thin them: narrowing ones (type, tags, time,
+    score) by any share, so four times as many, at least 200; otherwise only superseded memories
+    drop out, so a quarter more, at least 16 more (66 for hybrid's 50 rather than 200: less
+    of Neo4j's CPU per retrieve, docs/performance.md)."""
+    if flt.narrows:
+        return max(4 * wanted, 200)
+    return wanted + max(16, wanted // 4)
 
 
 def kv_tokens(query: str) -> list[str]:
