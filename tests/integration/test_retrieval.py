@@ -501,9 +501,9 @@ async def test_totals_are_exact_up_to_the_count_limit_and_flagged_beyond_it(
 
     bm25 = SearchInput(query=word, mode="bm25")
     words = FulltextInput(keywords=[word], limit=5)
-    # Lucene's first fetch (200) is more than the limit: that many hits are counted.
-    assert counted(await capped.search(namespace, bm25)) == (200, True, 10)
-    assert counted(await capped.fulltext(namespace, words)) == (200, True, 5)
+    # The count limit (100) is more than the page: that many hits are counted.
+    assert counted(await capped.search(namespace, bm25)) == (100, True, 10)
+    assert counted(await capped.fulltext(namespace, words)) == (100, True, 5)
     # A deeper page fetches further, past the last hit: the total is exact again.
     deep = FulltextInput(keywords=[word], limit=5, offset=205)
     assert counted(await capped.fulltext(namespace, deep)) == (210, False, 5)
