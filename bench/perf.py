@@ -161,7 +161,7 @@ def measure(url: str, size: int, repeat: int, clients: int, pids: dict[str, int]
         bodies = [{"query": q} for q in queries(clients * (repeat // 4 + 1), 400, taken)]
         before = cpu_seconds(pids)
         results["concurrency"] = {str(clients): asyncio.run(h.concurrent(url, bodies, clients))}
-        results["concurrency_cpu"] = cpu_per_op(before, cpu_seconds(pids), len(bodies) - clients)
+        results["concurrency_cpu"] = cpu_per_op(before, cpu_seconds(pids), len(bodies))
         saves = map_list(h.save, h.save_bodies(n, size, 5))
         results["memory_save"] = {"default": h.series(client, saves)}
     return results
@@ -185,8 +185,9 @@ def cpu_seconds(pids: dict[str, int]) -> dict[str, float]:
 
 
 def cpu_per_op(before: dict[str, float], after: dict[str, float], ops: int) -> dict[str, float]:
-    """CPU ms per timed operation of each process, and the throughput the service and Neo4j
-    alone would reach if they had every core to themselves (`ceiling_ops_per_s`)."""
+    """CPU ms per operation (`ops`: every request of the window) of each process, and the
+    throughput the service and Neo4j alone would reach if they had every core to themselves
+    (`ceiling_ops_per_s`)."""
     per_op = {name: round((after[name] - before[name]) * 1000 / ops, 2) for name in before}
     served = sum(ms for name, ms in per_op.items() if name != "bench_client")
     ceiling = (os.cpu_count() or 1) * 1000 / served if served else 0.0

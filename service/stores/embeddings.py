@@ -118,7 +118,7 @@ class LocalMiniLM:
             raise BackendUnavailable("embedder", f"{type(exc).__name__}: {exc}") from exc
 
     async def close(self) -> None:
-        return None
+        await self._runs.close()
 
 
 class OpenAICompatibleEmbedder:

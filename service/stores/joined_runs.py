@@ -6,6 +6,7 @@ several texts, which costs the model less per text than one run per request
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import deque
 from collections.abc import Callable, Sequence
 
@@ -32,13 +33,30 @@ class JoinedRuns:
 
     async def embed(self, texts: Sequence[str]) -> Vectors:
         """The vectors of `texts`, in order, from the run that takes them."""
-        future: asyncio.Future[Vectors] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Vectors] = loop.create_future()
         self._waiting.append((texts, future))
-        if self._drainer is None or self._drainer.done():
+        drainer = self._drainer
+        if drainer is None or drainer.done() or drainer.get_loop() is not loop:
             self._drainer = asyncio.create_task(self._drain(), name="embedding-runs")
         return await future
 
+    async def close(self) -> None:
+        """Stop: the run under way and every waiting request are cancelled."""
+        drainer = self._drainer
+        if drainer is not None and not drainer.done():
+            drainer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await drainer
+
     async def _drain(self) -> None:
+        try:
+            await self._run_waiting()
+        finally:  # cancelled (the loop shutting down): no request is left waiting for it
+            while self._waiting:
+                self._waiting.popleft()[1].cancel()
+
+    async def _run_waiting(self) -> None:
         while self._waiting:
             joined = [item for item in self._next() if not item[1].done()]
             if not joined:
@@ -59,7 +77,7 @@ class JoinedRuns:
             start = 0
             for part, future in joined:
                 if not future.done():
-                    future.set_result(vectors[start : start + len(part)])
+                    future.set_result(vectors[start : start + len(part)].copy())
                 start += len(part)
 
     def _next(self) -> list[tuple[Sequence[str], asyncio.Future[Vectors]]]:

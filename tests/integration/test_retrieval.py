@@ -717,3 +717,22 @@ async def test_hybrid_hydrates_memories_only_the_walk_brought_into_the_results(
         ("three", "chain memory three", 1, 1),
     ]
     assert {name for r in result["results"][1:] for name in r["scores"]} == {"graph"}
+
+
+async def test_a_keyword_channel_whose_first_fetch_superseded_memories_thinned_fetches_further(
+    retrieval: Retrieval, memories: MemoryService, namespace: str
+) -> None:
+    # Lucene ranks 80 superseded memories (the word four times) above 30 current ones (once):
+    # the first fetch of 66 keeps none, so the channel looks again further.
+    word = own_word("palimpsestic", namespace)
+    old = [SaveInput(key=f"old-{i:02d}", content=f"{word} {word} {word} {word}") for i in range(80)]
+    await save_in_batches(memories, namespace, old)
+    newer = [SaveInput(key=f"new-{i:02d}", content="rewritten", supersedes=[f"old-{i:02d}"])
+             for i in range(80)]  # fmt: skip
+    await save_in_batches(memories, namespace, newer)
+    current = [SaveInput(key=f"current-{i:02d}", content=f"{word} note {i}") for i in range(30)]
+    await save_in_batches(memories, namespace, current)
+    found = await retrieval.retrieve(
+        namespace, RetrieveInput(query=word, search_mode="keyword", limit=40)
+    )
+    assert sorted(keys(found["results"])) == [f"current-{i:02d}" for i in range(30)]

@@ -83,3 +83,19 @@ async def test_a_request_whose_caller_gave_up_is_left_out_of_the_next_run() -> N
     await first
     assert (await kept).tolist() == [[4.0]]
     assert model.calls == [["a"], ["kept"]]
+
+
+async def test_closing_cancels_the_run_under_way_and_every_request_still_waiting() -> None:
+    model = Model()
+    runs = JoinedRuns(model.run, most_texts=8)
+    first = await started(runs, model, ["a"])
+    waiting = asyncio.create_task(runs.embed(["b", "c"]))
+    await asyncio.sleep(0.01)
+    closing = asyncio.create_task(runs.close())
+    await asyncio.sleep(0.01)
+    model.release.set()
+    await closing
+    for task in (first, waiting):
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    assert (await runs.embed(["later"])).tolist() == [[5.0]]  # a new run starts

@@ -98,17 +98,19 @@ class Channels:
         count: bool = True,
         index_query: str = "search_fulltext",
         beyond: bool = False,
+        first_fetch: int | None = None,
     ) -> Bm25Page:
         """BM25 hits `skip..skip+limit` of the namespace and how many Lucene hits passed (with
         `beyond`, also the ids of those after the page).
 
         Lucene returns its top hits first; other namespaces or filters may thin them out, so
-        the fetch grows until enough hits pass or Lucene has no more. With `count` the first
-        fetch is at least `search.count_limit`, so the total is exact up to that many hits.
+        the fetch (from `first_fetch` when given) grows until enough hits pass or Lucene has no
+        more. With `count` the first fetch is at least `search.count_limit`, so the total is
+        exact up to that many hits.
         """
         if lucene is None:
             return Bm25Page(0, [], False)
-        fetch = lucene_fetch(skip + limit, flt)
+        fetch = first_fetch or lucene_fetch(skip + limit, flt)
         if count:
             fetch = max(fetch, self.search.count_limit)
         while True:
@@ -136,10 +138,14 @@ class Channels:
         flt: MemoryFilters,
         fetch: int,
         index_query: str = "search_fulltext",
+        first_fetch: int | None = None,
     ) -> list[Hit]:
         """BM25 mapped into [0, 1) by s / (s + k) (over the memories' own text, or over their
-        graph-contextual text with `search_context_fulltext`)."""
-        page = await self.bm25(namespace, lucene, flt, 0, fetch, False, index_query)
+        graph-contextual text with `search_context_fulltext`); Lucene's fetch starts at
+        `first_fetch` when given."""
+        page = await self.bm25(
+            namespace, lucene, flt, 0, fetch, False, index_query, first_fetch=first_fetch
+        )
         k = self.search.bm25_saturation
         return ties_newest_first([(i, keyword_score(s, k), ms) for i, s, ms in page.hits])
 
@@ -231,8 +237,12 @@ class Channels:
             if name not in wanted:
                 continue
             part: Row = row[name]
-            if part["fetched"] == lucene_fetch(fetch, flt) and part["matched"] < fetch:
-                found[name] = await self.keyword(namespace, lucene, flt, fetch, index_query)
+            first = lucene_fetch(fetch, flt)
+            if part["fetched"] == first and part["matched"] < fetch:  # thinned: fetch more
+                further = min(8 * first, MAX_LUCENE_FETCH)
+                found[name] = await self.keyword(
+                    namespace, lucene, flt, fetch, index_query, further
+                )
             else:
                 hits = [(i, keyword_score(s, k), ms) for i, s, ms in _bm25_hits(part)]
                 found[name] = ties_newest_first(hits)
