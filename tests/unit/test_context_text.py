@@ -3,6 +3,7 @@ those two links away only while the text stays short enough to be embedded whole
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -58,22 +59,29 @@ def test_the_mean_vector_joins_the_stored_vectors_of_the_memory_and_its_neighbou
     assert mean_vector(alone, stored).dtype == np.float32
 
 
-def test_a_context_is_read_whole_only_when_every_part_is_whole_within_the_budget() -> None:
+def test_a_context_is_read_whole_when_no_part_of_its_text_is_cut_within_the_budget() -> None:
     assert read_whole((1, "o" * 500), [(0, "n" * 500)], [(2, "f" * 198)])
-    assert not read_whole((1, "o" * 500), [(0, "n" * 500)], [(2, "f" * 199)])
+    # a far part that does not fit is left out of the text: the text is still read whole
+    assert read_whole((1, "o" * 500), [(0, "n" * 500)], [(2, "f" * 199)])
     assert not read_whole((1, "o" * (MAX_PART_CHARS + 1)), [])
     assert not read_whole((1, "o"), [(0, "n" * (MAX_PART_CHARS + 1))])
+    assert not read_whole((1, "o" * 600), [(0, "n" * 600)], [])  # 1,201 characters
     assert read_whole((1, "o" * MAX_PART_CHARS), [(0, "")])
 
 
 def test_parts_weigh_their_characters_a_neighbour_at_most_the_memory_own() -> None:
     row = {
         "id": "own",
+        "created_at": datetime(2026, 1, 1, tzinfo=UTC),
         "title": None,
         "content": "x" * 40,
-        "neighbours": [[1, None, "y" * 10, "short", 1], [2, "Title", "z" * 300, "long", 2]],
+        "neighbours": [
+            [1, None, "y" * 10, "short", 1],
+            [2, "Title", "z" * 700, "long", 2],
+            [3, None, "w" * 1000, "left-out", 2],  # cut to 600, it does not fit: not in the text
+        ],
     }
-    assert part_weights(row) == {"own": 40.0, "short": 10.0, "long": 40.0}
+    assert part_weights(row) == {"own": 40.0, "short": 10.0, "long": 40.0, "left-out": 0.0}
 
 
 def test_the_weighted_mean_leans_toward_the_heavier_part() -> None:

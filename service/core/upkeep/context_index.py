@@ -75,22 +75,32 @@ def context_text(own: Part, near: Sequence[Part], far: Sequence[Part] = ()) -> s
     text is not pushed out of its context vector by memories it is not linked to."""
     parts = [(own[0], 0, own[1][:MAX_PART_CHARS])]
     parts += [(ms, 1, text[:MAX_PART_CHARS]) for ms, text in near]
-    length = len("\n".join(text for _, _, text in parts if text))
-    for ms, text in far:
-        cut = text[:MAX_PART_CHARS]
-        if cut and length + 1 + len(cut) <= FAR_TEXT_CHARS:
-            parts.append((ms, 1, cut))
-            length += 1 + len(cut)
+    parts += [(far[i][0], 1, far[i][1][:MAX_PART_CHARS]) for i in joined_far(own, near, far)]
     return "\n".join(text for _, _, text in sorted(parts) if text)
 
 
+def joined_far(own: Part, near: Sequence[Part], far: Sequence[Part]) -> list[int]:
+    """The far parts (their indexes) the context text joins: in order, each while the whole,
+    every part cut to MAX_PART_CHARS, stays within FAR_TEXT_CHARS."""
+    texts = [text[:MAX_PART_CHARS] for _, text in (own, *near)]
+    length = len("\n".join(text for text in texts if text))
+    joined: list[int] = []
+    for i, (_, text) in enumerate(far):
+        cut = text[:MAX_PART_CHARS]
+        if cut and length + 1 + len(cut) <= FAR_TEXT_CHARS:
+            joined.append(i)
+            length += 1 + len(cut)
+    return joined
+
+
 def read_whole(own: Part, near: Sequence[Part], far: Sequence[Part] = ()) -> bool:
-    """Whether the context text holds every part whole within FAR_TEXT_CHARS: the model reads
-    all of it. A longer context's embedding is of its first parts only, so its vector stays the
-    mean of every part's stored vector."""
-    texts = [text for _, text in (own, *near, *far) if text]
+    """Whether the model reads the context text whole: none of its parts cut to MAX_PART_CHARS
+    and the text within FAR_TEXT_CHARS (far parts it leaves out do not count). A longer
+    context's embedding is of its first parts only, so its vector stays the mean of every
+    part's stored vector."""
+    texts = [text for _, text in (own, *near)] + [far[i][1] for i in joined_far(own, near, far)]
     return all(len(text) <= MAX_PART_CHARS for text in texts) and (
-        len("\n".join(texts)) <= FAR_TEXT_CHARS
+        len(context_text(own, near, far)) <= FAR_TEXT_CHARS
     )
 
 
@@ -339,11 +349,15 @@ def mean_vector(
 def part_weights(row: dict[str, Any]) -> dict[str, float]:
     """Each part's weight in the mean of a context the model reads whole: its characters, as the
     model reads them, a neighbour's at most the memory's own (a short turn between long ones
-    stays itself)."""
-    own = max(1, len(embedding_text(row["title"], row["content"] or "")))
+    stays itself); a far part the text leaves out weighs nothing."""
+    own_part, near, far = _row_parts(row)
+    own = max(1, len(own_part[1]))
+    far_ids = [n[3] for n in row["neighbours"] if n[4] != 1]
+    joined = {far_ids[i] for i in joined_far(own_part, near, far)}
     weights = {row["id"]: float(own)}
-    for _, title, content, id_, _ in row["neighbours"]:
-        weights[id_] = float(min(own, len(embedding_text(title, content or ""))))
+    for _, title, content, id_, away in row["neighbours"]:
+        read = away == 1 or id_ in joined
+        weights[id_] = float(min(own, len(embedding_text(title, content or "")))) if read else 0.0
     return weights
 
 
