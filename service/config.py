@@ -275,10 +275,8 @@ class SearchSettings(BaseModel):
     )
     context_vector: Literal["text", "mean"] = Field(
         default="text",
-        description="A memory's context vector: the embedding of its context text where the "
-        "model reads it whole, else the normalised mean of its own and its neighbours' stored "
-        "vectors (text); or always that mean (mean: no model run, faster ingest, lower recall: "
-        "docs/search.md).",
+        description="Context vector: the text's embedding where the model reads it whole, else "
+        "the mean of its parts' stored vectors (text); always that mean (mean: docs/search.md).",
     )
     fusion: FusionSettings = Field(default_factory=FusionSettings)
 
