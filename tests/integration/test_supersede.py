@@ -364,3 +364,14 @@ async def test_a_memory_found_superseded_when_hydrated_gives_its_place_to_the_ne
     assert [r["key"] for r in found["results"]] == ["db-host-2"]
     assert found["total_count"] == 1
     assert found["message"] == "Found 1 contexts"
+
+
+async def test_a_save_never_lists_a_memory_it_supersedes_among_its_near_duplicates(
+    memories: MemoryService, namespace: str
+) -> None:
+    await memories.save(namespace, save_input("port", "API on port 9000"))
+    copy = await memories.save(namespace, save_input("port-copy", "API on port 9000"))
+    new = await memories.save(
+        namespace, save_input("port-2", "API on port 9000", supersedes=["port"])
+    )
+    assert new["similar"] == [{"id": copy["memory"]["id"], "key": "port-copy", "score": 1.0}]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -36,7 +36,7 @@ from service.core.write.supersede import (
 )
 from service.core.write.synced_marks import SyncedMarks
 from service.errors import BackendUnavailable, Conflict, NotFound
-from service.stores.embeddings import Vectors
+from service.stores.embeddings import Embedder, Vectors
 from service.stores.graph_store import Tx
 from service.stores.vector_store import VectorFilter, VectorPoint
 
@@ -74,21 +74,21 @@ class MemorySaver:
     async def save(self, namespace: str, data: SaveInput) -> SaveResult:
         """Upsert by (namespace, key) or id; vectorised and indexed before it returns."""
         check_sizes(self.settings.limits, data)
-        embeddings: dict[str, asyncio.Task[Vectors]] = {}
+        started = _Started(self.stores.embedder)
         try:
             plan, written, vector = await self.stores.graph.transaction(
-                lambda tx: self._write(tx, namespace, data, embeddings)
+                lambda tx: self._write(tx, namespace, data, started)
             )
-        finally:  # a failed transaction leaves no embedding behind unawaited
-            await asyncio.gather(*embeddings.values(), return_exceptions=True)
-        return await self._finish(namespace, plan, written, vector)
+            return await self._finish(namespace, plan, written, vector, started.similar)
+        finally:  # a failed save leaves nothing it started behind unawaited
+            await started.settle()
 
     async def update(
         self, namespace: str, ref: str, merge: Callable[[MemoryView], SaveInput]
     ) -> SaveResult:
         """The memory `ref` (key or id) saved as `merge` makes it from what is stored, read
         under the memory's write lock in the save's transaction (an atomic partial update)."""
-        embeddings: dict[str, asyncio.Task[Vectors]] = {}
+        started = _Started(self.stores.embedder)
 
         async def locked_write(tx: Tx) -> tuple[SavePlan, _Written, Vectors | None]:
             locked = await tx.run("memory_lock_ref", ref=ref, namespace=namespace)
@@ -98,19 +98,25 @@ class MemorySaver:
             rows = await tx.run("memory_hydrate", ids=[memory_id], namespace=namespace)
             data = merge(views_in_order(rows, [memory_id], sort=False)[0])
             check_sizes(self.settings.limits, data)
-            return await self._write(tx, namespace, data, embeddings)
+            return await self._write(tx, namespace, data, started)
 
         try:
             plan, written, vector = await self.stores.graph.transaction(locked_write)
+            return await self._finish(namespace, plan, written, vector, started.similar)
         finally:
-            await asyncio.gather(*embeddings.values(), return_exceptions=True)
-        return await self._finish(namespace, plan, written, vector)
+            await started.settle()
 
     async def _finish(
-        self, namespace: str, plan: SavePlan, written: _Written, vector: Vectors | None
+        self,
+        namespace: str,
+        plan: SavePlan,
+        written: _Written,
+        vector: Vectors | None,
+        similar: asyncio.Task[list[SimilarMemory]] | None,
     ) -> SaveResult:
         """Qdrant after Neo4j: the vector, the superseded flags, the pending marks cleared;
-        then the near-duplicates, and an LRU cleanup when over budget.
+        then the near-duplicates (`similar`: looked up while the transaction committed), and
+        an LRU cleanup when over budget.
         Unchanged text is not embedded again: its stored vector finds the near-duplicates."""
         if self.marks.holds(plan.id, plan.hash):  # saved again before its mark was written
             written = replace(written, vector_pending=False)
@@ -121,14 +127,14 @@ class MemorySaver:
         await flag_vectors(self.stores.graph, stores, written.flagged, superseded=True)
         if written.vector_pending:
             self.marks.add(namespace, plan.id, plan.hash, written.pending_state)
-        similar = await self._similar(namespace, plan, own)
+        near = await similar if similar is not None else await self._similar(namespace, plan, own)
         if written.db_size_bytes > self.settings.memory.max_size_bytes:  # LRU down to 85%
             await self._cleanup(namespace, [plan.id])
         return {
             "success": True,
             "memory": written.memory,
             "created": plan.created,
-            "similar": similar,
+            "similar": near,
         }
 
     async def _upsert(self, point: VectorPoint) -> None:
@@ -175,22 +181,22 @@ class MemorySaver:
         tx: Tx,
         namespace: str,
         data: SaveInput,
-        embeddings: dict[str, asyncio.Task[Vectors]],
+        started: _Started,
     ) -> tuple[SavePlan, _Written, Vectors | None]:
         """One transaction: find the memory, plan, write it with its links and supersessions,
         and read it back as stored (the save's answer). Changed text is embedded meanwhile
-        (one task per text, kept across the driver's retries); the transaction commits only
-        once the embedding is done, so a failed embedding writes nothing."""
+        (`started`, kept across the driver's retries); the transaction commits only once the
+        embedding is done, so a failed embedding writes nothing. The near-duplicates of a save
+        that supersedes nothing are looked up while it commits (they exclude the memory itself,
+        the one thing the commit changes for them)."""
+        started.similar = None
         found = await tx.run(
             "memory_find_for_save", id=data.id or "", namespace=namespace, key=data.key or ""
         )
         plan = self._plan(namespace, data, found[0])
         embedding = None
         if plan.hash != plan.fields.get("previous_hash"):
-            text = plan.vector_text
-            if text not in embeddings:
-                embeddings[text] = asyncio.create_task(self.stores.embedder.embed([text]))
-            embedding = embeddings[text]
+            embedding = started.embedding(plan.vector_text)
         pending = f"pending:{uuid.uuid4().hex}"
         rows = await tx.run(
             "memory_upsert",
@@ -215,6 +221,8 @@ class MemorySaver:
         flagged = await self._supersede(tx, namespace, data.supersedes, plan.id)
         stored = await tx.run("memory_hydrate", ids=[plan.id], namespace=namespace)
         vector = await embedding if embedding is not None else None  # its failure rolls back
+        if vector is not None and not data.supersedes:
+            started.look_up(self._similar(namespace, plan, vector[0]))
         row = rows[0]
         written = _Written(
             bool(row["vector_pending"]),
@@ -267,6 +275,34 @@ class MemorySaver:
         ]
         similar.sort(key=lambda item: (-item["score"], item["key"]))
         return similar[:SIMILAR_LIMIT]
+
+
+class _Started:
+    """What a save starts beside its transaction, kept across the driver's retries: one
+    embedding per text, and the near-duplicates lookup of the latest attempt (`similar`)."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self._embedder = embedder
+        self._embeddings: dict[str, asyncio.Task[Vectors]] = {}
+        self._lookups: list[asyncio.Task[list[SimilarMemory]]] = []
+        self.similar: asyncio.Task[list[SimilarMemory]] | None = None
+
+    def embedding(self, text: str) -> asyncio.Task[Vectors]:
+        """The embedding of `text`, started by the first caller."""
+        if text not in self._embeddings:
+            self._embeddings[text] = asyncio.create_task(self._embedder.embed([text]))
+        return self._embeddings[text]
+
+    def look_up(self, similar: Coroutine[Any, Any, list[SimilarMemory]]) -> None:
+        self.similar = asyncio.create_task(similar)
+        self._lookups.append(self.similar)
+
+    async def settle(self) -> None:
+        """Cancel what the save did not use, and wait for everything to end."""
+        tasks: list[asyncio.Task[Any]] = [*self._embeddings.values(), *self._lookups]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def _resolve_in(tx: Tx, namespace: str, refs: Sequence[str]) -> dict[str, str]:
