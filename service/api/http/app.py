@@ -13,6 +13,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from service.api.http import backup, batch, lifecycle, links, memories, ops, search
+from service.api.http.activity import MarksActivity
 from service.api.http.guards import (
     BodyLimit,
     Deadline,
@@ -113,8 +114,8 @@ def add_error_handlers(app: FastAPI) -> None:
 
 def add_middleware(app: FastAPI, settings: Settings) -> None:
     """The guards, then request metrics (outermost last): deadline, body limit, the key on /mcp,
-    rate limit, CORS when configured, Host/Origin, request id; metrics see every answer the
-    application gives."""
+    rate limit, CORS when configured, Host/Origin, request id, the process's activity; metrics
+    see every answer the application gives."""
     limits = settings.limits
     hosts, origins = transport_patterns(settings.http)
     # Backup and restore stream for as long as the namespace takes; an import's body goes to
@@ -138,6 +139,7 @@ def add_middleware(app: FastAPI, settings: Settings) -> None:
         )
     app.add_middleware(HostGuard, hosts=hosts, origins=origins)
     app.add_middleware(RequestId)
+    app.add_middleware(MarksActivity)
     app.add_middleware(RequestMetrics)
 
 

@@ -17,6 +17,7 @@ import qdrant_edge as edge
 
 from service.errors import BackendUnavailable
 from service.filters import AnyOf, Between, Condition, Equals, MemoryFilters
+from service.stores.activity import PROCESS_ACTIVITY, Activity
 from service.stores.vector_store.base import (
     FLOAT_FIELDS,
     INTEGER_FIELDS,
@@ -38,8 +39,9 @@ class EdgeVectorStore:
     """Qdrant Edge shard under the data folder, with an owned background HNSW indexer.
 
     The engine's `optimize()` holds the GIL for its whole run (measured), so the indexer
-    builds HNSW only when the service has been idle for `idle_s` and enough vectors are
-    unindexed; queries meanwhile search unindexed segments exactly.
+    builds HNSW only when the whole process has been quiet for `idle_s` (`activity`: no
+    request, and no write or search of any embedded store) and enough vectors are unindexed;
+    queries meanwhile search unindexed segments exactly.
 
     Writes reach the engine's write-ahead log at once (they survive a killed process); the
     shard is flushed by an owned task at most `flush_s` after a write, not per write (a flush
@@ -58,13 +60,14 @@ class EdgeVectorStore:
         idle_s: float = 30.0,
         flush_s: float = 1.0,
         recent_vectors: int = 20_000,
+        activity: Activity = PROCESS_ACTIVITY,
     ) -> None:
         self._path = path
         self._dimensions = dimensions
         self._index_threshold = index_threshold
         self._idle_s = idle_s
         self._shard: edge.EdgeShard | None = None
-        self._last_write = time.monotonic()
+        self._activity = activity
         self._unindexed = 0
         self._indexer: asyncio.Task[None] | None = None
         self._flush_s = flush_s
@@ -168,7 +171,7 @@ class EdgeVectorStore:
             await asyncio.to_thread(shard.update, operation)
         except Exception as exc:
             raise BackendUnavailable("qdrant", str(exc)) from exc
-        self._last_write = time.monotonic()
+        self._activity.touch()
         self._dirty = True
 
     async def flush(self) -> None:
@@ -205,6 +208,7 @@ class EdgeVectorStore:
             with_payload=["created_at"],
         )
         shard = self.shard
+        self._activity.touch()
         try:
             points = shard.query(request)
         except Exception as exc:
@@ -242,6 +246,7 @@ class EdgeVectorStore:
     async def vectors_of(self, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
         if not ids:
             return {}
+        self._activity.touch()
         try:
             records = self.shard.retrieve(list(ids), with_payload=False, with_vector=True)
         except Exception as exc:
@@ -281,7 +286,7 @@ class EdgeVectorStore:
     async def _index_when_idle(self) -> None:
         while True:
             await asyncio.sleep(min(self._idle_s, 5.0))
-            idle = time.monotonic() - self._last_write >= self._idle_s
+            idle = self._activity.quiet_s() >= self._idle_s
             if idle and self._unindexed >= self._index_threshold:
                 started = time.monotonic()
                 await self.build_index()
