@@ -16,6 +16,7 @@ from service.core.upkeep.context_index import PENDING, ContextIndex
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore, VectorStore
+from tests.browser_graph import open_driver
 
 
 class RecordingIndex(ContextIndex):
@@ -144,3 +145,32 @@ async def test_the_leases_of_a_claimer_that_died_expire_and_its_work_is_taken_ag
     await survivor.refresh_all()
     assert set(ids) <= set(survivor.claimed)
     assert await context_index.backlog(namespace) == 0
+
+
+async def test_a_memory_whose_vector_a_batch_is_still_writing_waits_for_it(
+    settings: Settings,
+    graph: GraphStore,
+    memories: MemoryService,
+    context_index: ContextIndex,
+    embedder: LocalMiniLM,
+    namespace: str,
+) -> None:
+    ids = await save_thread(memories, namespace, 2)
+    await set_vector_state(settings, ids, "pending")  # as a batch leaves them before its vectors
+    claimer = indexer(
+        settings, graph, context_index.vectors, embedder, owner=memories.stores.vectors
+    )
+    await claimer.refresh_all()
+    assert set(claimer.claimed) & set(ids) == set()
+    assert await context_index.backlog(namespace) == 2
+    await set_vector_state(settings, ids, "ok")  # the batch's vectors are written
+    await claimer.refresh_all()
+    assert set(ids) <= set(claimer.claimed)
+    assert await context_index.backlog(namespace) == 0
+
+
+async def set_vector_state(settings: Settings, ids: list[str], state: str) -> None:
+    async with open_driver(settings.neo4j) as driver:
+        await driver.execute_query(
+            "MATCH (m:Memory) WHERE m.id IN $ids SET m.vector_state = $state", ids=ids, state=state
+        )
