@@ -3,14 +3,7 @@
 from __future__ import annotations
 
 from service.stores.activity import Activity
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.fake_clock import Clock
 
 
 def test_quiet_time_counts_from_the_latest_touch() -> None:

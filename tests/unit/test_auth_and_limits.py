@@ -16,14 +16,7 @@ from service.api.ratelimit import RateLimiter, retry_after
 from service.auth import Authenticator, Principal
 from service.cli import main as cli
 from service.config import AuthSettings, Settings
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.fake_clock import Clock
 
 
 def test_a_refused_key_entry_is_never_echoed_in_the_error() -> None:

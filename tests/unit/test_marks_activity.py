@@ -9,14 +9,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from service.api.http.activity import MarksActivity
 from service.stores.activity import Activity
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.fake_clock import Clock
 
 
 class RecordedActivity(Activity):
@@ -52,14 +45,14 @@ def served(path: str, activity: RecordedActivity) -> list[float]:
 
 
 def test_a_request_touches_the_activity_as_it_begins_and_as_it_ends() -> None:
-    activity = RecordedActivity(Clock())
+    activity = RecordedActivity(Clock(0.0))
     activity.clock.now = 10.0
     assert served("/v1/retrieve", activity) == [10.0, 15.0]
     assert activity.quiet_s() == 0.0
 
 
 def test_probes_and_metric_scrapes_leave_the_process_quiet() -> None:
-    activity = RecordedActivity(Clock())
+    activity = RecordedActivity(Clock(0.0))
     for path in ("/healthz", "/readyz", "/metrics"):
         assert served(path, activity) == []
     assert activity.quiet_s() == 15.0
