@@ -6,8 +6,10 @@
 // node, never on the memory, so a claim takes no lock a save needs; a crashed claimer's
 // leases expire and return the work.
 // A memory whose own vector a batch, a supersession or a reconcile is still writing (plain
-// 'pending') waits for it: the first pass averages stored vectors, and without one it embeds the
-// context text instead, in the background, while the batch's embeddings run. A single save's
+// 'pending') waits for it, for at most $vector_wait_ms after its context began to wait: the first
+// pass averages stored vectors, and without one it embeds the context text instead, in the
+// background, while the batch's embeddings run. A vector that stays pending (a failed write, a
+// supersession racing another process's save) holds it back no longer than that. A single save's
 // 'pending:<token>' does not hold it back (its vector is written before the save answers).
 // Returns them with their own text, the hash of what their stored context vector was embedded
 // from (context_mark_synced), and their neighbours':
@@ -18,7 +20,8 @@
 // marking statements reach the memories two links away through memories of at most 5 links).
 MATCH (m:Memory)
 WHERE m.context_state = $state AND coalesce(m.vector_store, $vector_store) = $vector_store
-  AND coalesce(m.vector_state, 'ok') <> 'pending'
+  AND (coalesce(m.vector_state, 'ok') <> 'pending'
+       OR coalesce(m.context_since, 0) < timestamp() - $vector_wait_ms)
   AND NOT EXISTS { MATCH (held:ContextClaim {id: m.id}) WHERE held.until >= timestamp() }
 WITH m
 LIMIT $limit

@@ -12,7 +12,7 @@ from typing import Any
 from service.config import Settings
 from service.core.memories import MemoryService
 from service.core.models import LinkSpec, SaveInput
-from service.core.upkeep.context_index import PENDING, ContextIndex
+from service.core.upkeep.context_index import PENDING, VECTOR_WAIT_S, ContextIndex
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore, VectorStore
@@ -161,6 +161,23 @@ async def test_a_memory_whose_vector_a_batch_is_still_writing_waits_for_it(
     assert await taken_and_backlog(claimer, ids, context_index, namespace) == (set(ids), 0)
 
 
+async def test_a_memory_whose_vector_stays_pending_waits_no_longer_than_the_bound(
+    settings: Settings,
+    graph: GraphStore,
+    memories: MemoryService,
+    context_index: ContextIndex,
+    embedder: LocalMiniLM,
+    namespace: str,
+) -> None:
+    ids = await save_thread(memories, namespace, 2)
+    await set_vector_state(settings, ids, "pending")  # a batch whose vector write failed
+    claimer = indexer(
+        settings, graph, context_index.vectors, embedder, owner=memories.stores.vectors
+    )
+    await set_waiting_since(settings, ids[:1], seconds_ago=VECTOR_WAIT_S + 1)
+    assert await taken_and_backlog(claimer, ids, context_index, namespace) == ({ids[0]}, 1)
+
+
 async def taken_and_backlog(
     claimer: RecordingIndex, ids: list[str], context_index: ContextIndex, namespace: str
 ) -> tuple[set[str], int]:
@@ -174,4 +191,14 @@ async def set_vector_state(settings: Settings, ids: list[str], state: str) -> No
     async with open_driver(settings.neo4j) as driver:
         await driver.execute_query(
             "MATCH (m:Memory) WHERE m.id IN $ids SET m.vector_state = $state", ids=ids, state=state
+        )
+
+
+async def set_waiting_since(settings: Settings, ids: list[str], seconds_ago: float) -> None:
+    """Move the time the memories' contexts began to wait `seconds_ago` back from now."""
+    async with open_driver(settings.neo4j) as driver:
+        await driver.execute_query(
+            "MATCH (m:Memory) WHERE m.id IN $ids SET m.context_since = timestamp() - $ms",
+            ids=ids,
+            ms=int(seconds_ago * 1000),
         )

@@ -256,6 +256,21 @@ async def test_a_queued_synced_mark_never_clears_a_supersession_still_owed_to_qd
     assert [r["key"] for r in vector["results"]] == ["db-host-2"]
 
 
+async def test_superseding_a_memory_whose_mark_is_still_queued_leaves_its_vector_synced(
+    memories: MemoryService, retrieval: Retrieval, graph: GraphStore, namespace: str
+) -> None:
+    service = service_with_marks(memories, delay_s=60)  # db-host's mark stays queued
+    old = (await service.save(namespace, save_input("db-host", OLD)))["memory"]["id"]
+    new = await service.save(namespace, save_input("db-host-2", NEW, supersedes=["db-host"]))
+    pending = {
+        row["id"] for row in await graph.read("vector_pending", limit=100_000, vector_store=None)
+    }
+    assert (old in pending, new["memory"]["id"] in pending) == (False, True)
+    vector = await retrieval.search(namespace, SearchInput(query=OLD, mode="vector"))
+    assert [r["key"] for r in vector["results"]] == ["db-host-2"]
+    await service.close()
+
+
 async def test_a_synced_mark_racing_a_supersession_never_clears_its_pending_mark(
     memories: MemoryService, graph: GraphStore, namespace: str
 ) -> None:

@@ -31,6 +31,10 @@ MAX_PART_CHARS = 600
 FAR_TEXT_CHARS = 1200
 IDLE_S = 0.2
 LEASE_S = 60.0
+# How long a memory whose own vector is still being written (plain 'pending': a batch, a
+# supersession, a reconcile) waits for it before its context is made without it; a batch of 500
+# writes its vectors within ~10 s, and one whose write failed waits for reconcile.
+VECTOR_WAIT_S = 30.0
 
 Part = tuple[int, str]
 
@@ -249,6 +253,7 @@ class ContextIndex:
             state=state,
             lease=lease,
             lease_ms=int(self.lease_s * 1000),
+            vector_wait_ms=int(VECTOR_WAIT_S * 1000),
             limit=limit,
             neighbours=self.neighbours,
             hops=self.hops,

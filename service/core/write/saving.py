@@ -245,7 +245,16 @@ class MemorySaver:
             raise NotFound(f"Superseded memory(ies) not found: {', '.join(missing)}")
         ref_of = {memory_id: ref for ref, memory_id in resolved.items()}
         refuse_cycle(new_id, old_ids, await superseders(tx, [new_id]), ref_of)
-        return await record_supersession(tx, [(new_id, old_ids)])
+        flagged = await record_supersession(tx, [(new_id, old_ids)])
+        # A memory saved just before, whose mark is still queued, has its vector in Qdrant: the
+        # flag written after this commit is final, so its pending mark can be cleared too.
+        return [
+            {
+                **row,
+                "was_synced": row["was_synced"] or self.marks.holds(row["id"], row["content_hash"]),
+            }
+            for row in flagged
+        ]
 
     async def _similar(
         self, namespace: str, plan: SavePlan, vector: npt.NDArray[np.float32]
