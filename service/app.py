@@ -153,7 +153,7 @@ async def _open_runtime(settings: Settings, index_context: bool) -> AsyncGenerat
                         memories=memories,
                         retrieval=Retrieval(settings, stores),
                         reconciler=reconciler,
-                        batch=BatchSaver(settings, stores),
+                        batch=BatchSaver(settings, stores, memories.committed),
                         context=context,
                         authenticator=Authenticator(settings.auth, settings.mcp.api_key),
                     )

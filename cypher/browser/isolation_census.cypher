@@ -1,7 +1,8 @@
 // Isolation check: nodes and relationships outside namespace $namespace (all of them when it is
-// ''), and relationships that join memories of two namespaces (always 0).
+// ''), and relationships that join memories of two namespaces (always 0). The context indexer's
+// leases (ContextClaim, each alive while one memory's context is refreshed) are not counted.
 CALL () {
-  MATCH (n) WHERE coalesce(n.namespace, '') <> $namespace
+  MATCH (n) WHERE coalesce(n.namespace, '') <> $namespace AND NOT n:ContextClaim
   RETURN count(n) AS nodes
 }
 CALL () {

@@ -32,6 +32,7 @@ from service.core.results import (
 from service.core.stores import Stores
 from service.core.switch import require_enabled
 from service.core.upkeep.lifecycle import Lifecycle, remove_memories
+from service.core.write.committed import CommittedWork
 from service.core.write.save_plan import (
     link_rows,
 )
@@ -50,15 +51,19 @@ class MemoryService:
         self.settings = settings
         self.stores = stores
         self.reader = MemoryReader(stores.graph)
-        self.lifecycle = Lifecycle(settings.memory, stores, self.reader)
+        self.committed = CommittedWork()
+        self.lifecycle = Lifecycle(settings.memory, stores, self.reader, self.committed)
         self.saver = MemorySaver(
             settings,
             stores,
             cleanup=lambda namespace, keep: self.lifecycle.cleanup(namespace, keep=keep),
+            committed=self.committed,
         )
 
     async def close(self) -> None:
-        """Write what saves left queued (the synced marks of their vectors)."""
+        """Finish the committed writes of cancelled requests, then write what saves left
+        queued (the synced marks of their vectors)."""
+        await self.committed.close()
         await self.saver.marks.close()
 
     def require_enabled(self) -> None:
@@ -183,9 +188,7 @@ class MemoryService:
         ids, keys = asked_refs(self.settings.limits, "memory_delete", ids, keys)
         resolved = await self.reader.resolve(namespace, ids=ids, keys=keys)
         wanted, missing = in_order_asked([*ids, *keys], resolved)
-        rows = await remove_memories(
-            self.stores.graph, self.stores.vectors, self.stores.context_vectors, namespace, wanted
-        )
+        rows = await remove_memories(self.stores, self.committed, namespace, wanted)
         deleted = [row["id"] for row in rows]
         return {"success": True, "deleted": len(deleted), "missing": missing}
 

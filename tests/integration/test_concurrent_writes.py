@@ -167,12 +167,7 @@ async def test_cleanup_keeps_a_victim_saved_after_it_was_chosen_and_evicts_one_l
     seen = {row["id"]: row["seen"] for row in rows}
     await memories.update(namespace, "busy", UpdateInput(content="busy, saved again"))
     removed = await remove_memories(
-        memories.stores.graph,
-        memories.stores.vectors,
-        memories.stores.context_vectors,
-        namespace,
-        list(seen),
-        seen,
+        memories.stores, memories.committed, namespace, list(seen), seen
     )
     assert [row["key"] for row in removed] == ["idle"]
     kept = await memories.get(namespace, keys=["busy", "idle"])

@@ -23,6 +23,7 @@ from service.core.results import (
 from service.core.scalars import Flag, NotAFlag
 from service.core.stores import Stores
 from service.core.upkeep.context_index import Backlog
+from service.core.write.committed import CommittedWork
 from service.core.write.supersede import flag_vectors
 from service.errors import InvalidParameter, NotFound
 from service.stores.graph_store import GraphStore, Row
@@ -51,9 +52,8 @@ AnchorParam = Annotated[
 
 
 async def remove_memories(
-    graph: GraphStore,
-    vectors: VectorStore,
-    context_vectors: VectorStore | None,
+    stores: Stores,
+    committed: CommittedWork,
     namespace: str,
     ids: Sequence[str],
     seen: Mapping[str, list[int]] | None = None,
@@ -61,10 +61,21 @@ async def remove_memories(
     """Delete memories (links, both vectors, counters; neighbours' context marked pending;
     memories they superseded current again); with `seen` (id -> [accessed ms, updated ms] as
     read), only those not read or saved since. Rows: `id, key, size_bytes` and `links`, the
-    links removed with the whole set."""
-    rows = await graph.write(
+    links removed with the whole set. Once Neo4j committed, the rest runs in `committed`."""
+    rows = await stores.graph.write(
         "memory_delete", ids=list(ids), namespace=namespace, now=now_utc(), seen=seen
     )
+    await committed.finish(
+        _finish_removal(stores.graph, stores.vectors, stores.context_vectors, rows)
+    )
+    return rows
+
+
+async def _finish_removal(
+    graph: GraphStore, vectors: VectorStore, context_vectors: VectorStore | None, rows: list[Row]
+) -> None:
+    """Qdrant after Neo4j: both vectors deleted, the tombstones cleared, the superseded flags of
+    the memories made current again cleared."""
     deleted = [row["id"] for row in rows]
     await vectors.delete(deleted)
     if context_vectors is not None:
@@ -72,7 +83,6 @@ async def remove_memories(
     await graph.write("tombstones_clear", ids=deleted)
     restored = [memory for row in rows for memory in row["restored"]]
     await flag_vectors(graph, [vectors, context_vectors], restored, superseded=False)
-    return rows
 
 
 def freed_bytes(rows: Sequence[Row]) -> int:
@@ -131,10 +141,12 @@ class Lifecycle:
         memory: MemorySettings,
         stores: Stores,
         reader: MemoryReader,
+        committed: CommittedWork,
     ) -> None:
         self.memory = memory
         self.stores = stores
         self.reader = reader
+        self.committed = committed
 
     async def timeline(
         self, namespace: str, ref: str, window: int = 5, sort: bool = True
@@ -232,9 +244,8 @@ class Lifecycle:
         freed, evicted = 0, list[str]()
         for start in range(0, len(chosen), PAGE):
             removed = await remove_memories(
-                self.stores.graph,
-                self.stores.vectors,
-                self.stores.context_vectors,
+                self.stores,
+                self.committed,
                 namespace,
                 chosen[start : start + PAGE],
                 seen,  # a memory read or saved since it was chosen stays

@@ -15,6 +15,7 @@ from service.core.models import SaveInput, now_utc
 from service.core.results import BatchRefused, BatchResult, BatchSaved
 from service.core.stores import Stores
 from service.core.write.batch_plan import BatchPlanner, Planned, changed_texts, plan_batch
+from service.core.write.committed import CommittedWork
 from service.core.write.save_plan import (
     Restored,
     SavePlan,
@@ -85,12 +86,11 @@ class BatchSaver:
     write, then the pending marks cleared; reconcile (core.upkeep) finishes a crash between."""
 
     def __init__(
-        self,
-        settings: Settings,
-        stores: Stores,
+        self, settings: Settings, stores: Stores, committed: CommittedWork | None = None
     ) -> None:
         self.settings = settings
         self.stores = stores
+        self.committed = committed or CommittedWork()
 
     async def save(
         self,
@@ -117,16 +117,27 @@ class BatchSaver:
                 kept = changed_texts(written.planner.planned)
                 cancel_all(task for texts, task in embeddings.items() if texts != kept)
                 await asyncio.gather(*embeddings.values(), return_exceptions=True)
-        planned = written.planner.planned
-        texts = changed_texts(planned)
+        texts = changed_texts(written.planner.planned)
         early = dict(zip(texts, embeddings[texts].result(), strict=True)) if texts else {}
+        await self.committed.finish(self._finish(namespace, written, early, cleanup))
+        return batch_response(items, checked, written.planner.planned, written.planner.errors)
+
+    async def _finish(
+        self,
+        namespace: str,
+        written: _Written,
+        early: dict[str, Vector],
+        cleanup: Cleanup | None,
+    ) -> None:
+        """Qdrant after Neo4j: the vectors still pending, the superseded flags, the pending
+        marks cleared; then an LRU cleanup when over budget."""
+        planned = written.planner.planned
         pending = [p.plan for p in planned if p.plan.id in written.pending]
         await self._write_vectors(namespace, pending, written.superseded, early)
         stores = [self.stores.vectors, self.stores.context_vectors]
         await flag_vectors(self.stores.graph, stores, written.flagged, superseded=True)
         if cleanup is not None and written.db_size_bytes > self.settings.memory.max_size_bytes:
             await cleanup(namespace, [p.plan.id for p in planned])
-        return batch_response(items, checked, planned, written.planner.errors)
 
     async def _write(
         self,

@@ -18,6 +18,7 @@ from service.core.hydration import views_in_order
 from service.core.models import SaveInput, now_utc
 from service.core.results import MemoryView, SaveResult, SimilarMemory
 from service.core.stores import Stores
+from service.core.write.committed import CommittedWork
 from service.core.write.save_plan import (
     SavePlan,
     check_sizes,
@@ -65,10 +66,12 @@ class MemorySaver:
         settings: Settings,
         stores: Stores,
         cleanup: Cleanup,
+        committed: CommittedWork,
     ) -> None:
         self.settings = settings
         self.stores = stores
         self._cleanup = cleanup
+        self.committed = committed
         self.marks = SyncedMarks(stores.graph)
 
     async def save(self, namespace: str, data: SaveInput) -> SaveResult:
@@ -114,9 +117,24 @@ class MemorySaver:
         vector: Vectors | None,
         similar: asyncio.Task[list[SimilarMemory]] | None,
     ) -> SaveResult:
-        """Qdrant after Neo4j: the vector, the superseded flags, the pending marks cleared;
-        then the near-duplicates (`similar`: looked up while the transaction committed), and
-        an LRU cleanup when over budget.
+        """Qdrant after Neo4j (`committed`: to its end, even if the caller is cancelled); then
+        the near-duplicates (`similar`: looked up while the transaction committed), and an LRU
+        cleanup when over budget."""
+        own = await self.committed.finish(self._write_vector(namespace, plan, written, vector))
+        near = await similar if similar is not None else await self._similar(namespace, plan, own)
+        if written.db_size_bytes > self.settings.memory.max_size_bytes:  # LRU down to 85%
+            await self._cleanup(namespace, [plan.id])
+        return {
+            "success": True,
+            "memory": written.memory,
+            "created": plan.created,
+            "similar": near,
+        }
+
+    async def _write_vector(
+        self, namespace: str, plan: SavePlan, written: _Written, vector: Vectors | None
+    ) -> npt.NDArray[np.float32]:
+        """The vector, the superseded flags, the pending mark queued; the memory's vector.
         Unchanged text is not embedded again: its stored vector finds the near-duplicates."""
         if self.marks.holds(plan.id, plan.hash):  # saved again before its mark was written
             written = replace(written, vector_pending=False)
@@ -127,15 +145,7 @@ class MemorySaver:
         await flag_vectors(self.stores.graph, stores, written.flagged, superseded=True)
         if written.vector_pending:
             self.marks.add(namespace, plan.id, plan.hash, written.pending_state)
-        near = await similar if similar is not None else await self._similar(namespace, plan, own)
-        if written.db_size_bytes > self.settings.memory.max_size_bytes:  # LRU down to 85%
-            await self._cleanup(namespace, [plan.id])
-        return {
-            "success": True,
-            "memory": written.memory,
-            "created": plan.created,
-            "similar": near,
-        }
+        return own
 
     async def _upsert(self, point: VectorPoint) -> None:
         """The vector of a memory Neo4j holds with its vector pending; a failure says so."""
