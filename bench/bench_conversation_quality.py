@@ -2,13 +2,16 @@
 Owns ingestion (one turn per POST, linked to the previous turn), the per-mode runs and the report.
 
 Run: `python -m bench.bench_conversation_quality [--style dialogue|assistant]
-[--conversations N] [--turns N] [--split tune|heldout|all] [--without-contexts] [--ingest-only]`.
+[--conversations N] [--turns N] [--split tune|heldout|all] [--without-contexts] [--ingest-only]
+[--model-file PATH]`.
 `dialogue` (the default) is two people's short turns (`bench.conversations`); `assistant` a user's
 short asks and an assistant's long answers (`bench.assistant_chats`). Tune on `tune`; `heldout`
 is the half nobody tunes on. `--without-contexts` adds the row of hybrid with the contextual
 channels' weights at 0 (in-process, on the same stores). `--ingest-only` measures the saves and
 the context drain alone (bench/results/conversation_ingest_hops<H>.json, H the
-`search.context_hops` of the run).
+`search.context_hops` of the run). `--model-file` embeds with another ONNX export of the model
+(`python -m bench.embedder_variants --keep DIR` writes its int8 variant), named by the file's stem,
+which the results file's name ends with.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from bench.common import RESULTS, context_backlog, local_neo4j, summary, wait_co
 from bench.conversation_facts import QTYPES
 from bench.conversations import SEED, Dataset, Question, Turn, iter_split
 from service.auth import DEFAULT_NAMESPACE
-from service.config import Neo4jSettings, Settings, load_settings
+from service.config import EmbeddingSettings, Neo4jSettings, Settings, load_settings
 from service.core.read.retrieval import Retrieval
 from service.core.search_inputs import RetrieveInput
 
@@ -257,6 +260,7 @@ def run(
     seed: int,
     ask: bool = True,
     plain: bool = False,
+    model_file: Path | None = None,
 ) -> dict[str, Any]:
     dataset = STYLES[style][0](conversations, turns, seed)
     print(
@@ -265,18 +269,24 @@ def run(
         file=sys.stderr,
     )
     with local_neo4j() as (neo4j, folder):
-        settings = service_settings(neo4j, folder / "service")
+        settings = service_settings(neo4j, folder / "service", model_file)
         results = asyncio.run(measure(settings, dataset, split, ask, plain))
     config = {"conversations": conversations, "turns": turns, "seed": seed, "split": split}
     if style != "dialogue":
         config = {"style": style, **config}
+    if model_file is not None:
+        config = {**config, "model": model_file.stem}
     if not ask:
         config = {**config, "split": "none", "context_hops": results["ingest"]["context_hops"]}
     return {"config": config, **results}
 
 
-def service_settings(neo4j: Neo4jSettings, data: Path) -> Settings:
-    return load_settings(data_dir=data, neo4j=neo4j, log_level="WARNING")
+def service_settings(neo4j: Neo4jSettings, data: Path, model_file: Path | None = None) -> Settings:
+    """The service's settings; with `model_file`, that model named by its stem."""
+    if model_file is None:
+        return load_settings(data_dir=data, neo4j=neo4j, log_level="WARNING")
+    embedding = EmbeddingSettings(model=model_file.stem, model_file=model_file)
+    return load_settings(data_dir=data, neo4j=neo4j, embedding=embedding, log_level="WARNING")
 
 
 def table(name: str, report: dict[str, Any], latency: dict[str, Any]) -> str:
@@ -316,8 +326,8 @@ def revision() -> str:
 
 
 def write(results: dict[str, Any]) -> Path:
-    """bench/results/conversation_quality[_assistant][_<C>x<T>][_<split>].json, or for an ingest
-    alone conversation_ingest[_assistant][_<C>x<T>]_hops<H>.json."""
+    """bench/results/conversation_quality[_assistant][_<C>x<T>][_<split>][_<model>].json, or for
+    an ingest alone conversation_ingest[_assistant][_<C>x<T>]_hops<H>[_<model>].json."""
     config = results["config"]
     style = config.get("style", "dialogue")
     name = "conversation_quality" if config["split"] != "none" else "conversation_ingest"
@@ -330,6 +340,8 @@ def write(results: dict[str, Any]) -> Path:
         name += f"_hops{config['context_hops']}"
     elif config["split"] != "all":
         name += f"_{config['split']}"
+    if "model" in config:
+        name += f"_{config['model']}"
     payload = {
         "benchmark": name,
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -352,6 +364,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--without-contexts", action="store_true", help=f"add the {PLAIN_ROW} row")
     parser.add_argument("--ingest-only", action="store_true", help="saves and drain, no questions")
+    parser.add_argument("--model-file", type=Path, help="another ONNX export of the model")
     args = parser.parse_args(argv)
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one INFO line per request otherwise
     defaults = STYLES[args.style][1]
@@ -363,6 +376,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         args.seed,
         not args.ingest_only,
         args.without_contexts,
+        args.model_file,
     )
     ingest = results["ingest"]
     print(

