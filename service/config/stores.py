@@ -40,7 +40,7 @@ class Neo4jSettings(BaseModel):
         default=1_000_000,
         ge=0,
         description="Memories plus link ends held in process for the graph walk, all "
-        "namespaces together (about 90 bytes each); 0: every walk runs in Neo4j.",
+        "namespaces together (about 100 bytes each); 0: every walk runs in Neo4j.",
     )
 
 

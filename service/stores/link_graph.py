@@ -13,7 +13,8 @@ import asyncio
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,9 +58,12 @@ class LinkGraph:
         for memory_id, *walk_fields, is_superseded in memories:
             fields[memory_id] = tuple(walk_fields)
             superseded[memory_id] = bool(is_superseded)
+        # A link's ends as the memories' own id strings: later lookups compare them by identity.
+        same_id = {memory_id: memory_id for memory_id in fields}
         strongest: dict[str, dict[str, Any]] = {}
-        for source, target, weight in links:
-            if source not in fields or target not in fields:
+        for link_source, link_target, weight in links:
+            source, target = same_id.get(link_source), same_id.get(link_target)
+            if source is None or target is None:
                 continue
             for one, other in ((source, target), (target, source)):
                 known = strongest.setdefault(one, {})
@@ -83,7 +87,7 @@ class LinkGraph:
     ) -> Row:
         """The row of cypher/graph_walk.cypher for these parameters."""
         present = [seed for seed in seeds if seed in self.fields]
-        first = list(_first(self._steps(sorted(present), None), limit))
+        first = self._steps(sorted(present), limit)
         second: list[list[Any]] = []
         if two_hops:
             value: dict[str, float] = {}
@@ -91,16 +95,10 @@ class LinkGraph:
                 reached = relevance[step[0]] * _valued(step[7])
                 value[step[1]] = max(value.get(step[1], reached), reached)
             starts = sorted(set(value) - set(present))
-            kept = set(keep)
-
-            def passes(from_id: str, to_id: str, weight: Any) -> bool:
-                return (
-                    min_value is None
-                    or to_id in kept
-                    or value[from_id] * _valued(weight) >= min_value
-                )
-
-            second = list(_first(self._steps(starts, passes), limit_two))
+            if min_value is None:
+                second = self._steps(starts, limit_two)
+            else:
+                second = self._steps(starts, limit_two, value, set(keep), min_value)
         return {
             "seeds": [[seed, self.fields[seed][0]] for seed in present],
             "first": first,
@@ -110,17 +108,35 @@ class LinkGraph:
     def neighbours_of(self, frontier: Iterable[str], limit: int) -> Row:
         """The row of cypher/graph_neighbors.cypher for these parameters."""
         starts = sorted({memory_id for memory_id in frontier if memory_id in self.fields})
-        return {"neighbours": list(_first(self._steps(starts, None), limit))}
+        return {"neighbours": self._steps(starts, limit)}
 
     def _steps(
-        self, starts: Iterable[str], passes: Callable[[str, str, Any], bool] | None
-    ) -> Iterator[list[Any]]:
-        """Walk rows [from id, id, key, type, tags, score, created ms, weight, superseded]
-        from each start in the order given, its neighbours by key."""
+        self,
+        starts: Iterable[str],
+        limit: int,
+        value: Mapping[str, float] | None = None,
+        keep: AbstractSet[str] = frozenset(),
+        min_value: float = 0.0,
+    ) -> list[list[Any]]:
+        """The first `limit` walk rows [from id, id, key, type, tags, score, created ms, weight,
+        superseded] from each start in the order given, its neighbours by key; with `value`
+        (the starts' path values), only the links to a memory in `keep` or worth `min_value`
+        (path value × link weight)."""
+        fields, superseded, neighbours = self.fields, self.superseded, self.neighbours
+        rows: list[list[Any]] = []
+        if limit <= 0:
+            return rows
         for from_id in starts:
-            for _, to_id, weight in self.neighbours.get(from_id, ()):
-                if passes is None or passes(from_id, to_id, weight):
-                    yield [from_id, to_id, *self.fields[to_id], weight, self.superseded[to_id]]
+            start_value = value[from_id] if value is not None else 0.0
+            for _, to_id, weight in neighbours.get(from_id, ()):
+                if value is not None and to_id not in keep:
+                    link = weight if weight is not None else DEFAULT_WEIGHT
+                    if start_value * float(link) < min_value:
+                        continue
+                rows.append([from_id, to_id, *fields[to_id], weight, superseded[to_id]])
+                if len(rows) == limit:
+                    return rows
+        return rows
 
 
 @dataclass
@@ -262,13 +278,6 @@ def _version(row: Row) -> tuple[tuple[Any, ...], int]:
     the token still change) and the size of a snapshot of it."""
     counters = (row["memories"], row["links"], row["size_bytes"])
     return (row["version"], *counters), row["memories"] + 2 * row["links"]
-
-
-def _first(rows: Iterator[list[Any]], limit: int) -> Iterator[list[Any]]:
-    for count, row in enumerate(rows):
-        if count >= limit:
-            return
-        yield row
 
 
 def _valued(weight: Any) -> float:

@@ -64,6 +64,19 @@ def test_two_memories_are_neighbours_once_with_the_strongest_weight_of_their_lin
     assert GRAPH.size == 4 + 6
 
 
+def test_a_snapshot_keeps_one_string_per_memory_id_whatever_the_rows_held() -> None:
+    ids = ["memory-one", "memory-two"]
+    link_ends = ["".join(["memory-", name]) for name in ("two", "one")]  # equal, not the same
+    graph = LinkGraph.build((), [memory(i, i.upper()) for i in ids], [[*link_ends, 0.5]])
+
+    held = {id(memory_id) for memory_id in graph.fields}
+    neighbour_ids = [n for found in graph.neighbours.values() for _, n, _ in found]
+
+    assert sorted(neighbour_ids) == ids
+    assert {id(n) for n in neighbour_ids} == held
+    assert not {id(end) for end in link_ends} & held
+
+
 def test_the_first_step_is_ordered_by_seed_then_key_and_cut_at_the_limit() -> None:
     found = GRAPH.walk(["d", "a", "x"], {"a": 1.0, "d": 0.5}, False, 3, 10, [], None)
     assert found == {

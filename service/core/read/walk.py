@@ -11,7 +11,7 @@ from typing import Any
 DEFAULT_WEIGHT = 0.5  # a link stored without a weight
 
 
-@dataclass
+@dataclass(slots=True)
 class Reached:
     """A memory the graph walk reached: shortest hop count, its path of keys from the seed
     (`origin`), the best seed relevance × link weights over paths of that length, and filter
@@ -48,29 +48,26 @@ class Walk:
         frontier. Each neighbour is [from id, id, key, type, tags, score, created ms, weight,
         superseded]."""
         frontier: list[str] = []
-        for from_id, memory_id, key, *fields in neighbours:
-            parent = self.reached[from_id]
-            weight = fields[4]
+        reached, budget = self.reached, self.budget
+        for row in neighbours:
+            from_id, memory_id, key, weight = row[0], row[1], row[2], row[7]
+            parent = reached[from_id]
             link = float(weight if weight is not None else DEFAULT_WEIGHT)
             value = parent.path_value * link
-            known = self.reached.get(memory_id)
+            known = reached.get(memory_id)
             if known is None:
-                if len(self.reached) < self.budget:
+                if len(reached) < budget:
                     path = [*parent.path, key]
-                    self.reached[memory_id] = Reached(
-                        hop, path, value, _brief(fields), parent.origin
-                    )
+                    reached[memory_id] = Reached(hop, path, value, _brief(row), parent.origin)
                     frontier.append(memory_id)
             elif known.hops == hop and value > known.path_value:
                 known.path_value, known.path = value, [*parent.path, key]
                 known.origin = parent.origin
             elif known.hops == 0 and parent.hops == 0:  # between two seeds: see results()
-                self._seed_links.append((from_id, memory_id, key, link, _brief(fields)))
+                self._seed_links.append((from_id, memory_id, key, link, _brief(row)))
             elif known.hops == 0 and self._stronger(parent.origin, memory_id):
                 path = [*parent.path, key]
-                self._add_evidence(
-                    memory_id, Reached(hop, path, value, _brief(fields), parent.origin)
-                )
+                self._add_evidence(memory_id, Reached(hop, path, value, _brief(row), parent.origin))
         return frontier
 
     def results(self) -> dict[str, Reached]:
@@ -109,13 +106,12 @@ class Walk:
         return False
 
 
-def _brief(fields: Sequence[Any]) -> dict[str, Any]:
-    """The filter fields of a walk row after its ids and key."""
-    memory_type, tags, score, created_ms, _, superseded = fields
+def _brief(row: Sequence[Any]) -> dict[str, Any]:
+    """The filter fields of a walk row."""
     return {
-        "type": memory_type,
-        "tags": tags,
-        "score": score,
-        "created_ms": created_ms,
-        "superseded": superseded,
+        "type": row[3],
+        "tags": row[4],
+        "score": row[5],
+        "created_ms": row[6],
+        "superseded": row[8],
     }
