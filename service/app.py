@@ -143,6 +143,14 @@ async def _open_runtime(settings: Settings, index_context: bool) -> AsyncGenerat
             report = await reconciler.run(drain_context=False)
             if report.vectors_written or report.vectors_deleted:
                 log.info("start-up reconcile: %s", report)
+            if await reconciler.vectors_elsewhere():
+                log.warning(
+                    "the vector collection of %s is empty, but Neo4j holds memories whose "
+                    "vectors another collection holds (another embedding model, or another "
+                    "service's store): vector search finds them once they are re-imported or "
+                    "saved again (docs/operations.md, Upgrades)",
+                    embedder.model,
+                )
             try:
                 async with background(context) if index_context else nullcontext():
                     yield Runtime(

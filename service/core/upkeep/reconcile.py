@@ -60,6 +60,15 @@ class Reconciler:
                 await self.context.refresh_all()
         return ReconcileReport(written, deleted, orphans, missing, dropped)
 
+    async def vectors_elsewhere(self) -> bool:
+        """Whether this vector storage is empty while Neo4j holds memories whose vectors another
+        one holds: after a change of embedding model (one collection per model), vector search
+        finds those memories only once they are re-imported or saved again."""
+        if await self.vectors.count():
+            return False
+        rows = await self.graph.read("vectors_in_other_storage", vector_store=self.vectors.store_id)
+        return bool(rows and rows[0]["found"])
+
     async def _finish_pending_vectors(self) -> int:
         written = 0
         store = self.vectors.store_id
