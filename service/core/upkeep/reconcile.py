@@ -94,15 +94,18 @@ class Reconciler:
         return deleted
 
     async def _repair_drift(self) -> tuple[int, int]:
-        """Delete vectors without a memory; mark memories without a vector as pending."""
+        """Delete vectors without a memory; mark this storage's memories without a vector as
+        pending."""
         vector_ids, orphans = await self._orphans(self.vectors)
-        rows = await self.graph.write("vector_mark_missing", ids=vector_ids)
+        store = self.vectors.store_id
+        rows = await self.graph.write("vector_mark_missing", ids=vector_ids, vector_store=store)
         return orphans, int(rows[0]["marked"]) if rows else 0
 
     async def _repair_context_drift(self, vectors: VectorStore) -> None:
         """The same for context vectors: orphans deleted, missing ones refreshed."""
         vector_ids, _ = await self._orphans(vectors)
-        await self.graph.write("context_mark_missing", ids=vector_ids)
+        store = self.vectors.store_id
+        await self.graph.write("context_mark_missing", ids=vector_ids, vector_store=store)
 
     async def _orphans(self, vectors: VectorStore) -> tuple[list[str], int]:
         """Every vector id of the store, after deleting those whose memory is gone."""
