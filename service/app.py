@@ -140,17 +140,7 @@ async def _open_runtime(settings: Settings, index_context: bool) -> AsyncGenerat
             stores = Stores(graph, vectors, embedder, context_vectors)
             memories = MemoryService(settings, stores)
             reconciler = Reconciler(graph, vectors, embedder, context)
-            report = await reconciler.run(drain_context=False)
-            if report.vectors_written or report.vectors_deleted:
-                log.info("start-up reconcile: %s", report)
-            if await reconciler.vectors_elsewhere():
-                log.warning(
-                    "the vector collection of %s is empty, but Neo4j holds memories whose "
-                    "vectors another collection holds (another embedding model, or another "
-                    "service's store): vector search finds them once they are re-imported or "
-                    "saved again (docs/operations.md, Upgrades)",
-                    embedder.model,
-                )
+            await _reconcile_at_start(reconciler, embedder.model)
             try:
                 async with background(context) if index_context else nullcontext():
                     yield Runtime(
@@ -173,3 +163,19 @@ async def _open_runtime(settings: Settings, index_context: bool) -> AsyncGenerat
             await embedder.close()
     finally:
         await graph.close()
+
+
+async def _reconcile_at_start(reconciler: Reconciler, model: str) -> None:
+    """Finish what a stop left pending, and say when this model's collection is still empty
+    while Neo4j holds memories whose vectors another collection holds."""
+    report = await reconciler.run(drain_context=False)
+    if report.vectors_written or report.vectors_deleted:
+        log.info("start-up reconcile: %s", report)
+    if await reconciler.vectors_elsewhere():
+        log.warning(
+            "the vector collection of %s is empty, but Neo4j holds memories whose vectors "
+            "another collection holds (another embedding model, or another service's store): "
+            "vector search finds them once they are re-imported or saved again "
+            "(docs/operations.md, Upgrades)",
+            model,
+        )

@@ -129,10 +129,12 @@ class LinkGraph:
         for from_id in starts:
             start_value = value[from_id] if value is not None else 0.0
             for _, to_id, weight in neighbours.get(from_id, ()):
-                if value is not None and to_id not in keep:
-                    link = weight if weight is not None else DEFAULT_WEIGHT
-                    if start_value * float(link) < min_value:
-                        continue
+                if (
+                    value is not None
+                    and to_id not in keep
+                    and start_value * _valued(weight) < min_value
+                ):
+                    continue
                 rows.append([from_id, to_id, *fields[to_id], weight, superseded[to_id]])
                 if len(rows) == limit:
                     return rows

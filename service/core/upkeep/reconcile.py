@@ -64,7 +64,7 @@ class Reconciler:
         """Whether this vector storage is empty while Neo4j holds memories whose vectors another
         one holds: after a change of embedding model (one collection per model), vector search
         finds those memories only once they are re-imported or saved again."""
-        if await self.vectors.count():
+        if await self.vectors.count(exact=False):  # the engine's figure: no points read
             return False
         rows = await self.graph.read("vectors_in_other_storage", vector_store=self.vectors.store_id)
         return bool(rows and rows[0]["found"])
