@@ -9,7 +9,7 @@ and 2 threads; texts per second in batches of 32; and, against the shipped model
 each text's two vectors and how often a query's nearest memories stay the same. First, the
 shipped model's time per operator (onnxruntime's profiler, 1 thread, one memory text).
 
-Run: `python -m bench.embedder_variants [--texts 200]` (the `bench` group: onnx builds the
+Run: `python -m bench.embedder_variants [--texts 200]` (onnx, a dev dependency, builds the
 variant); writes bench/results/embedder_variants.json. `--write-variant DIR` only builds the
 variant, as DIR/all-MiniLM-L6-v2-dynamic-int8.onnx (the same bytes every time, for the same
 onnx and onnxruntime), for `embedding.model_file` or `bench.bench_conversation_quality`.

