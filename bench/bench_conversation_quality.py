@@ -20,8 +20,6 @@ import argparse
 import asyncio
 import json
 import logging
-import os
-import platform
 import subprocess
 import sys
 import time
@@ -33,7 +31,14 @@ import httpx
 from fastapi import FastAPI
 
 from bench import assistant_chats, conversations
-from bench.common import RESULTS, context_backlog, local_neo4j, summary, wait_context
+from bench.common import (
+    RESULTS,
+    context_backlog,
+    local_neo4j,
+    machine_facts,
+    summary,
+    wait_context,
+)
 from bench.conversation_facts import QTYPES
 from bench.conversations import SEED, Dataset, Question, Turn, iter_split
 from service.auth import DEFAULT_NAMESPACE
@@ -345,7 +350,7 @@ def write(results: dict[str, Any]) -> Path:
     payload = {
         "benchmark": name,
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+        "machine": machine_facts(),
         "revision": revision(),
         **results,
     }

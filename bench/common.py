@@ -57,12 +57,39 @@ def summary(samples: list[float]) -> dict[str, float]:
     }
 
 
+# The CPU flags that decide the model's speed: the float and int8 matrix products of
+# onnxruntime (an AVX2-only VM embedded 2.7 times slower than the earlier one, the int8 variant
+# no faster than the shipped model there: docs/performance.md).
+VECTOR_FLAGS = ("avx2", "fma", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8")
+
+
+def machine_facts() -> dict[str, Any]:
+    """What a result depends on: cores, Python, and the CPU's model and vector instructions
+    (from /proc/cpuinfo; empty where it is not Linux)."""
+    return {"cpus": os.cpu_count(), "python": platform.python_version(), **cpu_facts()}
+
+
+def cpu_facts(cpuinfo: Path = Path("/proc/cpuinfo")) -> dict[str, Any]:
+    """The first CPU's `model name` and which of VECTOR_FLAGS it has."""
+    if not cpuinfo.is_file():
+        return {}
+    fields: dict[str, str] = {}
+    for line in cpuinfo.read_text().splitlines():
+        if not line.strip():
+            break
+        key, _, value = line.partition(":")
+        fields[key.strip()] = value.strip()
+    flags = set(fields.get("flags", "").split())
+    vector_flags = [flag for flag in VECTOR_FLAGS if flag in flags]
+    return {"cpu": fields.get("model name", ""), "cpu_flags": vector_flags}
+
+
 def write_results(name: str, results: dict[str, Any]) -> Path:
     RESULTS.mkdir(parents=True, exist_ok=True)
     payload = {
         "benchmark": name,
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+        "machine": machine_facts(),
         "results": results,
     }
     path = RESULTS / f"{name}.json"

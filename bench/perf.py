@@ -30,6 +30,7 @@ from bench.common import (
     RESULTS,
     context_passes,
     local_neo4j,
+    machine_facts,
     neo4j_pid,
     service_env,
     service_process,
@@ -203,8 +204,7 @@ def rss_mb(pid: int) -> float:
 
 def machine() -> dict[str, Any]:
     return {
-        "cpus": os.cpu_count(),
-        "python": platform.python_version(),
+        **machine_facts(),
         "platform": platform.platform(),
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "load": [round(x, 2) for x in os.getloadavg()],
@@ -231,10 +231,11 @@ def graphiti(
 def run(size: int, repeat: int, clients: int, peers: bool = True) -> dict[str, Any]:
     items = list(corpus(size))
     result: dict[str, Any] = {"size": size, "machine": machine()}
+    # Before Neo4j starts: its JIT compilers take both cores for its first minute or two.
+    embedder_per_s = embedder_rate(items)
+    say(f"embedder alone: {embedder_per_s} texts/s")
     with local_neo4j() as (neo4j, folder):
         say("neo4j started")
-        embedder_per_s = embedder_rate(items)
-        say(f"embedder alone: {embedder_per_s} texts/s")
         with (
             service_process(neo4j, folder) as (url, _),
             httpx.Client(base_url=url, timeout=600) as c,

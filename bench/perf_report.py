@@ -190,12 +190,19 @@ def update_doc(results: dict[int, dict[str, Any]], doc: Path = DOC) -> None:
     """Replace the text between the markers of docs/performance.md with the latest table."""
     text = doc.read_text()
     machines = "; ".join(
-        f"{size:,}: {result['machine'].get('when', '')}, load {result['machine'].get('load', '')}"
-        for size, result in results.items()
+        f"{size:,}: {run_facts(result['machine'])}" for size, result in results.items()
     )
     block = f"{START}\n{table(results)}\n\nRuns: {machines}.\n{END}"
     pattern = re.compile(re.escape(START) + ".*?" + re.escape(END), re.DOTALL)
     doc.write_text(pattern.sub(lambda _: block, text) if pattern.search(text) else text + block)
+
+
+def run_facts(machine: dict[str, Any]) -> str:
+    """When a run was, its load average at the start, and its CPU where recorded."""
+    facts = f"{machine.get('when', '')}, load {machine.get('load', '')}"
+    if machine.get("cpu"):
+        facts += f", {machine['cpu']} ({', '.join(machine.get('cpu_flags', []))})"
+    return facts
 
 
 def main() -> None:
