@@ -171,11 +171,13 @@ async def _reconcile_at_start(reconciler: Reconciler, model: str) -> None:
     report = await reconciler.run(drain_context=False)
     if report.vectors_written or report.vectors_deleted:
         log.info("start-up reconcile: %s", report)
-    if await reconciler.vectors_elsewhere():
+    if elsewhere := await reconciler.vectors_elsewhere():
         log.warning(
             "the vector collection of %s is empty, but Neo4j holds memories whose vectors "
-            "another collection holds (another embedding model, or another service's store): "
-            "vector search finds them once they are re-imported or saved again "
+            "other vector storages hold (another embedding model, or another service's store): "
+            "%s; vector search finds them once `mnemograph reconcile --adopt STORAGE` has "
+            "embedded them here, or once they are re-imported or saved again "
             "(docs/operations.md, Upgrades)",
             model,
+            ", ".join(f"{storage} ({count} memories)" for storage, count in elsewhere.items()),
         )

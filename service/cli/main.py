@@ -1,7 +1,7 @@
 """The `mnemograph` command: serve (the daemon that owns the stores), mcp (stdio bridge to it, or
-`--embedded`), daemon start|stop|status, migrate, reconcile, index, the local Neo4j, and the
-memory commands (save, get, search, retrieve, timeline, stats, cleanup, export, import) that
-talk to the running service.
+`--embedded`), daemon start|stop|status, migrate, reconcile (reconcile_command.py), index, the
+local Neo4j, and the memory commands (save, get, search, retrieve, timeline, stats, cleanup,
+export, import) that talk to the running service.
 
 Output for people goes to stderr; `mcp` keeps stdout for the protocol.
 """
@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from service.cli.memory_commands import add_commands
+from service.cli.reconcile_command import add_reconcile
 from service.data_folder import lock
 from service.paths import ClientConfig, client_config, early_location
 
@@ -129,11 +130,7 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("migrate", help="apply Neo4j schema migrations").set_defaults(
         handler=_migrate, owner="migrate"
     )
-    reconcile = commands.add_parser("reconcile", help="repair Neo4j/Qdrant after a crash")
-    reconcile.add_argument(
-        "--full", action="store_true", help="also compare every id in both stores"
-    )
-    reconcile.set_defaults(handler=_reconcile, owner="reconcile")
+    add_reconcile(commands)
     commands.add_parser(
         "index", help="build the embedded Qdrant HNSW index now (service stopped)"
     ).set_defaults(handler=_index, owner="index")
@@ -216,29 +213,6 @@ def _migrate(settings: Settings, _: argparse.Namespace) -> int:
 
     applied = asyncio.run(run())
     print(f"applied: {', '.join(applied) or 'nothing (schema is up to date)'}", file=sys.stderr)
-    return 0
-
-
-def _reconcile(settings: Settings, args: argparse.Namespace) -> int:
-    import asyncio
-    from dataclasses import asdict
-
-    from rich.progress import MofNCompleteColumn
-
-    from service.app import open_runtime
-    from service.cli.progress_bars import progress
-
-    async def run() -> dict[str, int]:
-        # No background indexer: this command refreshes the backlog itself (and its errors stop it).
-        async with open_runtime(settings, index_context=False) as runtime:
-            report = await runtime.reconciler.run(full=args.full, drain_context=False)
-            pending = await runtime.context.backlog()
-            with progress(MofNCompleteColumn()) as bar:
-                task = bar.add_task("context", total=pending)
-                await runtime.context.refresh_all(lambda count: bar.advance(task, count))
-            return asdict(report)
-
-    print(json.dumps(asyncio.run(run())))
     return 0
 
 

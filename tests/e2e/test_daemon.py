@@ -377,3 +377,30 @@ async def test_reconcile_refreshes_the_context_backlog_itself_and_prints_its_rep
         "keyword_indexes_dropped",
     ]
     assert backlog[0]["backlog"] == 0
+
+
+async def test_reconcile_lists_the_other_vector_storages_and_adopts_none_it_cannot(
+    settings: Settings, memories: MemoryService, tmp_path: Path, namespace: str
+) -> None:
+    await memories.save(namespace, SaveInput(key="session", content="in the session's storage"))
+    env = service_env(settings, tmp_path / "data")
+    listing = cli(env, "reconcile", "--storages", timeout=300)
+    listed = json.loads(listing.stdout)
+    own = cli(env, "reconcile", "--adopt", listed["storage"], timeout=300)
+    unknown = cli(env, "reconcile", "--adopt", "no-such-storage", timeout=300)
+    both = cli(env, "reconcile", "--storages", "--adopt", "no-such-storage")
+
+    assert listing.returncode == 0, listing.stderr
+    assert list(listed) == ["storage", "others"]
+    assert memories.stores.vectors.store_id in listed["others"]  # the session's storage
+    assert listed["storage"] not in listed["others"]
+    assert (own.returncode, own.stdout) == (2, "")
+    assert own.stderr.endswith(
+        f"reconcile --adopt: {listed['storage']} is this service's own vector storage\n"
+    )
+    assert (unknown.returncode, unknown.stdout) == (2, "")
+    assert (
+        "reconcile --adopt: no memory's vector was written to no-such-storage; " in unknown.stderr
+    )
+    assert both.returncode == 2
+    assert "argument --adopt: not allowed with argument --storages" in both.stderr

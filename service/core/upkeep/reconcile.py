@@ -4,6 +4,7 @@ fulltext indexes of namespaces that hold no memory."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from service.core.models import embedding_text
@@ -15,6 +16,7 @@ from service.stores.vector_store import VectorStore
 
 BATCH = 256
 DRIFT_BATCH = 1000
+ADOPT_BATCH = 5000
 
 
 @dataclass(frozen=True)
@@ -41,17 +43,23 @@ class Reconciler:
         self.embedder = embedder
         self.context = context
 
-    async def run(self, full: bool = False, drain_context: bool = True) -> ReconcileReport:
+    async def run(
+        self,
+        full: bool = False,
+        drain_context: bool = True,
+        written_so_far: Callable[[int], None] | None = None,
+    ) -> ReconcileReport:
         """Finish pending vector writes and deletes; with `full`, also repair any drift and drop
         the keyword indexes of namespaces left empty; with `drain_context`, refresh every
         pending context representation before returning (start-up leaves that backlog to the
-        background indexer: after a bulk load it takes minutes)."""
-        written = await self._finish_pending_vectors()
+        background indexer: after a bulk load it takes minutes). `written_so_far` is told how
+        many vectors each batch wrote."""
+        written = await self._finish_pending_vectors(written_so_far)
         deleted = await self._finish_tombstones()
         orphans = missing = dropped = 0
         if full:
             orphans, missing = await self._repair_drift()
-            written += await self._finish_pending_vectors()
+            written += await self._finish_pending_vectors(written_so_far)
             dropped = await self.graph.drop_empty_keyword_indexes()
         if self.context is not None:
             if full:
@@ -60,16 +68,41 @@ class Reconciler:
                 await self.context.refresh_all()
         return ReconcileReport(written, deleted, orphans, missing, dropped)
 
-    async def vectors_elsewhere(self) -> bool:
-        """Whether this vector storage is empty while Neo4j holds memories whose vectors another
-        one holds: after a change of embedding model (one collection per model), vector search
-        finds those memories only once they are re-imported or saved again."""
+    async def vectors_elsewhere(self) -> dict[str, int]:
+        """`other_storages` when this vector storage is empty, else nothing (and no read): after
+        a change of embedding model (one collection per model), vector search finds the memories
+        of the old collection only once they are adopted (`adopt`), re-imported or saved again."""
         if await self.vectors.count(exact=False):  # the engine's figure: no points read
-            return False
-        rows = await self.graph.read("vectors_in_other_storage", vector_store=self.vectors.store_id)
-        return bool(rows and rows[0]["found"])
+            return {}
+        return await self.other_storages()
 
-    async def _finish_pending_vectors(self) -> int:
+    async def other_storages(self) -> dict[str, int]:
+        """The vector storages other than this one that memories' vectors were written to, with
+        how many memories each holds, most first."""
+        rows = await self.graph.read("vector_storages_other", vector_store=self.vectors.store_id)
+        return {row["storage"]: row["memories"] for row in rows}
+
+    async def pending_vectors(self) -> int:
+        """How many of this storage's memories wait for their vector (what `run` writes)."""
+        rows = await self.graph.read("vector_pending_count", vector_store=self.vectors.store_id)
+        return int(rows[0]["pending"])
+
+    async def adopt(self, storage: str) -> int:
+        """Move every memory of the vector storage `storage` to this one, its vector and context
+        pending: `run` then embeds them with this storage's model and writes them here. How
+        many moved."""
+        adopted = 0
+        store = self.vectors.store_id
+        while True:
+            rows = await self.graph.write(
+                "vector_storage_adopt", storage=storage, vector_store=store, limit=ADOPT_BATCH
+            )
+            moved = int(rows[0]["adopted"])
+            adopted += moved
+            if moved < ADOPT_BATCH:
+                return adopted
+
+    async def _finish_pending_vectors(self, written_so_far: Callable[[int], None] | None) -> int:
         written = 0
         store = self.vectors.store_id
         while rows := await self.graph.read("vector_pending", limit=BATCH, vector_store=store):
@@ -80,6 +113,8 @@ class Reconciler:
             items = [{"id": row["id"], "content_hash": row["content_hash"]} for row in rows]
             await self.graph.write("vector_mark_synced", items=items)
             written += len(rows)
+            if written_so_far is not None:
+                written_so_far(len(rows))
         return written
 
     async def _finish_tombstones(self) -> int:
