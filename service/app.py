@@ -179,5 +179,8 @@ async def _reconcile_at_start(reconciler: Reconciler, model: str) -> None:
             "embedded them here, or once they are re-imported or saved again "
             "(docs/operations.md, Upgrades)",
             model,
-            ", ".join(f"{storage} ({count} memories)" for storage, count in elsewhere.items()),
+            ", ".join(
+                f"{storage} ({count} {'memory' if count == 1 else 'memories'})"
+                for storage, count in elsewhere.items()
+            ),
         )

@@ -53,4 +53,5 @@ def test_the_statements_that_mark_contexts_pending_are_the_writes_that_change_th
         "memory_delete",
         "memory_supersede",
         "memory_upsert",
+        "vector_storage_adopt",
     ]
