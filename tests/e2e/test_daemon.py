@@ -379,24 +379,44 @@ async def test_reconcile_refreshes_the_context_backlog_itself_and_prints_its_rep
     assert backlog[0]["backlog"] == 0
 
 
-async def test_reconcile_lists_the_other_vector_storages_and_adopts_none_it_cannot(
-    settings: Settings, memories: MemoryService, tmp_path: Path, namespace: str
+async def test_reconcile_lists_the_other_vector_storages_and_adopts_one_of_them(
+    settings: Settings, memories: MemoryService, graph: GraphStore, tmp_path: Path, namespace: str
 ) -> None:
-    await memories.save(namespace, SaveInput(key="session", content="in the session's storage"))
+    # Another model's storage: a shard of its own, written before this data folder's service.
+    embedder = memories.stores.embedder
+    other = EdgeVectorStore(tmp_path / "other-model", embedder.dimensions)
+    await other.open()
+    saver = MemoryService(settings, Stores(graph, other, embedder))
+    await saver.save(namespace, SaveInput(key="elsewhere", content="the old model's memory"))
+    await saver.close()
+    await other.close()
     env = service_env(settings, tmp_path / "data")
-    listing = cli(env, "reconcile", "--storages", timeout=300)
-    listed = json.loads(listing.stdout)
-    own = cli(env, "reconcile", "--adopt", listed["storage"], timeout=300)
+
+    before = json.loads(cli(env, "reconcile", "--storages", timeout=300).stdout)
+    adopting = cli(env, "reconcile", "--adopt", other.store_id, timeout=300)
+    after = json.loads(cli(env, "reconcile", "--storages", timeout=300).stdout)
+
+    assert adopting.returncode == 0, adopting.stderr
+    assert list(before) == ["storage", "others"]
+    assert (before["others"][other.store_id], before["storage"] in before["others"]) == (1, False)
+    report = json.loads(adopting.stdout)
+    assert (report["adopted"], report["vectors_written"] >= 1) == (1, True)
+    assert other.store_id not in after["others"]
+    assert after["storage"] == before["storage"]
+
+
+def test_reconcile_adopts_neither_its_own_storage_nor_one_without_memories(
+    settings: Settings, tmp_path: Path
+) -> None:
+    env = service_env(settings, tmp_path / "data")
+    own_id = json.loads(cli(env, "reconcile", "--storages", timeout=300).stdout)["storage"]
+    own = cli(env, "reconcile", "--adopt", own_id, timeout=300)
     unknown = cli(env, "reconcile", "--adopt", "no-such-storage", timeout=300)
     both = cli(env, "reconcile", "--storages", "--adopt", "no-such-storage")
 
-    assert listing.returncode == 0, listing.stderr
-    assert list(listed) == ["storage", "others"]
-    assert memories.stores.vectors.store_id in listed["others"]  # the session's storage
-    assert listed["storage"] not in listed["others"]
     assert (own.returncode, own.stdout) == (2, "")
     assert own.stderr.endswith(
-        f"reconcile --adopt: {listed['storage']} is this service's own vector storage\n"
+        f"reconcile --adopt: {own_id} is this service's own vector storage\n"
     )
     assert (unknown.returncode, unknown.stdout) == (2, "")
     assert (
