@@ -35,7 +35,7 @@ from bench.common import (
     RESULTS,
     context_backlog,
     local_neo4j,
-    machine_facts,
+    result_header,
     summary,
     wait_context,
 )
@@ -347,13 +347,7 @@ def write(results: dict[str, Any]) -> Path:
         name += f"_{config['split']}"
     if "model" in config:
         name += f"_{config['model']}"
-    payload = {
-        "benchmark": name,
-        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "machine": machine_facts(),
-        "revision": revision(),
-        **results,
-    }
+    payload = {**result_header(name), "revision": revision(), **results}
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"{name}.json"
     path.write_text(json.dumps(payload, indent=2) + "\n")

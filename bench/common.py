@@ -84,14 +84,18 @@ def cpu_facts(cpuinfo: Path = Path("/proc/cpuinfo")) -> dict[str, Any]:
     return {"cpu": fields.get("model name", ""), "cpu_flags": vector_flags}
 
 
-def write_results(name: str, results: dict[str, Any]) -> Path:
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    payload = {
+def result_header(name: str) -> dict[str, Any]:
+    """What every result file starts with: the benchmark's name, when it ran, and where."""
+    return {
         "benchmark": name,
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": machine_facts(),
-        "results": results,
     }
+
+
+def write_results(name: str, results: dict[str, Any]) -> Path:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    payload = {**result_header(name), "results": results}
     path = RESULTS / f"{name}.json"
     path.write_text(json.dumps(payload, indent=2) + "\n")
     print(json.dumps(payload, indent=2))
