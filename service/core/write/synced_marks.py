@@ -30,6 +30,7 @@ class SyncedMarks:
         self._queued: dict[str, tuple[str, str, str]] = {}
         self._writing: dict[str, tuple[str, str, str]] = {}
         self._flusher: asyncio.Task[None] | None = None
+        self._delaying = False  # the flusher waits out `delay_s` (no write under way)
         self._write_lock = asyncio.Lock()
 
     def add(self, namespace: str, memory_id: str, digest: str, state: str) -> None:
@@ -47,7 +48,11 @@ class SyncedMarks:
 
     async def _flush_while_queued(self) -> None:
         while self._queued:
-            await asyncio.sleep(self._delay_s)
+            self._delaying = True
+            try:
+                await asyncio.sleep(self._delay_s)
+            finally:
+                self._delaying = False
             await self.flush()
 
     async def flush(self) -> int:
@@ -80,7 +85,11 @@ class SyncedMarks:
             log.exception("clearing %d pending vector marks failed; reconcile will", len(rows))
 
     async def close(self) -> None:
-        """Flush what is queued and wait for the flusher (service shutdown)."""
+        """Write what is queued now and wait for the flusher (service shutdown): a flusher
+        waiting out its delay stops waiting; one writing finishes its write."""
+        flusher = self._flusher
+        if flusher is not None and self._delaying:
+            flusher.cancel()
         await self.flush()
         if self._flusher is not None:
-            await self._flusher
+            await asyncio.gather(self._flusher, return_exceptions=True)
