@@ -82,9 +82,13 @@ async def _reconcile(runtime: Runtime, full: bool) -> dict[str, int]:
     from service.cli.progress_bars import progress
 
     with progress(MofNCompleteColumn()) as bar:
-        vectors = bar.add_task("vectors", total=await runtime.reconciler.pending_vectors())
+        pending = await runtime.reconciler.pending_vectors()
+        vectors = bar.add_task("vectors", total=pending)
         report = await runtime.reconciler.run(
-            full=full, drain_context=False, written_so_far=lambda n: bar.advance(vectors, n)
+            full=full,
+            drain_context=False,
+            written_so_far=lambda n: bar.advance(vectors, n),
+            marked_missing=lambda n: bar.update(vectors, total=pending + n),
         )
         context = bar.add_task("context", total=await runtime.context.backlog())
         await runtime.context.refresh_all(lambda count: bar.advance(context, count))

@@ -111,7 +111,12 @@ async def test_full_reconcile_repairs_drift_in_both_directions(
         "memory_delete", ids=[orphan_id], namespace=namespace, now=now_utc(), seen=None
     )
     await memories.stores.graph.write("tombstones_clear", ids=[orphan_id])
-    report = await reconcile(memories, full=True)
+    written: list[int] = []
+    marked: list[int] = []
+    report = await Reconciler(
+        memories.stores.graph, memories.stores.vectors, memories.stores.embedder
+    ).run(full=True, written_so_far=written.append, marked_missing=marked.append)
     assert report.orphans_deleted >= 1
     assert report.missing_vectors >= 1
+    assert (marked, sum(written)) == ([report.missing_vectors], report.vectors_written)
     assert await edge_store.existing_ids([kept_id, orphan_id]) == {kept_id}

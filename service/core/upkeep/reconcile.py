@@ -48,17 +48,21 @@ class Reconciler:
         full: bool = False,
         drain_context: bool = True,
         written_so_far: Callable[[int], None] | None = None,
+        marked_missing: Callable[[int], None] | None = None,
     ) -> ReconcileReport:
         """Finish pending vector writes and deletes; with `full`, also repair any drift and drop
         the keyword indexes of namespaces left empty; with `drain_context`, refresh every
         pending context representation before returning (start-up leaves that backlog to the
         background indexer: after a bulk load it takes minutes). `written_so_far` is told how
-        many vectors each batch wrote."""
+        many vectors each batch wrote; `marked_missing`, how many more the drift repair left to
+        write (with `full`)."""
         written = await self._finish_pending_vectors(written_so_far)
         deleted = await self._finish_tombstones()
         orphans = missing = dropped = 0
         if full:
             orphans, missing = await self._repair_drift()
+            if marked_missing is not None:
+                marked_missing(missing)
             written += await self._finish_pending_vectors(written_so_far)
             dropped = await self.graph.drop_empty_keyword_indexes()
         if self.context is not None:
