@@ -5,9 +5,10 @@ quantized variant (`onnxruntime.quantization.quantize_dynamic`, per-channel int8
 activations quantized at run time) multiplies in int8.
 
 Per variant: one memory text (~40 words) and one query (~10 words) embedded alone, p50 on 1
-and 2 threads; texts per second in batches of 32; and, against the shipped model, the cosine of
-each text's two vectors and how often a query's nearest memories stay the same. First, the
-shipped model's time per operator (onnxruntime's profiler, 1 thread, one memory text).
+and 2 threads, back to back and each after 60 ms idle; texts per second in batches of 32; and,
+against the shipped model, the cosine of each text's two vectors and how often a query's nearest
+memories stay the same. First, the shipped model's time per operator (onnxruntime's profiler,
+1 thread, one memory text).
 
 Run: `python -m bench.embedder_variants [--texts 200]` (onnx, a dev dependency, builds the
 variant); writes bench/results/embedder_variants.json. `--write-variant DIR` only builds the
@@ -39,6 +40,7 @@ from service.stores.embeddings import LocalMiniLM, Vectors
 
 RUNTIME: Any = ort  # onnxruntime ships partial types: typed here, at the boundary
 PROFILED_RUNS = 50
+IDLE_S = 0.06  # between two saves of one client, about
 VARIANT_FILE = "all-MiniLM-L6-v2-dynamic-int8.onnx"
 
 
@@ -82,9 +84,12 @@ def operator_ms(model: Path, text_tokens: int) -> dict[str, float]:
     return {"total": round(sum(by_op.values()), 3), **by_op}
 
 
-def alone_p50_ms(embedder: LocalMiniLM, texts: Sequence[str]) -> float:
+def alone_p50_ms(embedder: LocalMiniLM, texts: Sequence[str], idle_s: float = 0.0) -> float:
+    """p50 of one text at a time: back to back, or each after the model sat idle `idle_s` (as
+    a save or a retrieve finds it: its worker threads asleep)."""
     samples: list[float] = []
     for text in texts:
+        time.sleep(idle_s)
         started = time.perf_counter()
         embedder.embed_sync([text])
         samples.append((time.perf_counter() - started) * 1000)
@@ -124,6 +129,8 @@ def measure(model: Path, memories: Sequence[str], asks: Sequence[str]) -> dict[s
         result[f"threads_{threads}"] = {
             "memory_alone_p50_ms": alone_p50_ms(embedder, memories),
             "query_alone_p50_ms": alone_p50_ms(embedder, asks),
+            "memory_after_idle_p50_ms": alone_p50_ms(embedder, memories, IDLE_S),
+            "query_after_idle_p50_ms": alone_p50_ms(embedder, asks, IDLE_S),
             "memories_per_s_batched": batch_per_s(embedder, memories),
         }
     embedder = LocalMiniLM(threads=2, model_path=model)
