@@ -58,7 +58,7 @@ def summary(samples: list[float]) -> dict[str, float]:
 
 
 # The CPU flags that decide the model's speed: the float and int8 matrix products of
-# onnxruntime (an AVX2-only VM embedded 2.9 times slower than the earlier one, the int8 variant
+# onnxruntime (an AVX2-only VM embedded 2.6-2.9 times slower than the earlier one, the int8 variant
 # no faster than the shipped model there: docs/performance.md).
 VECTOR_FLAGS = ("avx2", "fma", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8")
 
