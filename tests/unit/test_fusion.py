@@ -122,6 +122,33 @@ def test_graph_evidence_enters_the_fused_relevance_with_its_weight() -> None:
     assert (found["near"].source, found["near"].scores) == ("graph", {"graph": 1 / 1.5})
 
 
+def test_fusing_again_after_the_walk_scores_as_fusing_once_with_the_graph_evidence() -> None:
+    hits = {
+        "vector": [("a", 0.9), ("b", 0.8), ("c", 0.7)],
+        "keyword": [("b", keyword_score(3.0, 2.0)), ("c", keyword_score(9.0, 2.0))],
+        "keyword_context": [("c", keyword_score(1.0, 2.0))],
+    }
+    weights = FusionWeights(
+        channels={"vector": 0.7, "keyword": 1.3, "keyword_context": 0.4},
+        graph=0.9,
+        k=10,
+        per_word=2.0,
+    )
+    ran = ["vector", "keyword", "keyword_context"]
+    walked, once = collect(hits), collect(hits)
+    fuse(walked.values(), weights, ran, words=3)
+    for found in (walked, once):
+        found["b"].graph_evidence = 0.3
+        found["d"] = Candidate("d", scores={"graph": graph_score(2)}, graph_evidence=0.2)
+    fuse(walked.values(), weights, [*ran, "graph"], words=3)
+    fuse(once.values(), weights, [*ran, "graph"], words=3)
+
+    assert [(c.id, c.score, c.source) for c in walked.values()] == [
+        (c.id, c.score, c.source) for c in once.values()
+    ]
+    assert [c.source for c in walked.values()] == ["vector", "keyword", "keyword", "graph"]
+
+
 def test_single_channel_mode_scores_are_the_raw_channel_scores() -> None:
     found = collect({"keyword": [("a", 0.42), ("b", 0.1)]})
     single_channel(found.values(), "keyword")

@@ -4,8 +4,10 @@ with total orders."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 # Ties of `source` go to the more specific evidence: an exact key, then words, then meaning.
 CHANNELS = ("kv", "keyword", "vector", "keyword_context", "vector_context", "graph")
@@ -67,6 +69,19 @@ class Candidate:
     graph_evidence: float = 0.0
     score: float = 0.0
     source: str = ""
+    channels: ChannelEvidence | None = field(default=None, repr=False, compare=False)
+
+
+class ChannelEvidence(NamedTuple):
+    """A candidate's channel contributions summed, and the strongest channel and its share, for
+    the weights and query word count `fuse` read them with: ranks do not change, so fusing
+    again (after the walk) adds graph evidence only."""
+
+    weights: FusionWeights
+    words: int
+    summed: float
+    source: str
+    best: float
 
 
 @dataclass(frozen=True)
@@ -103,9 +118,11 @@ def rank_share(rank: int, k: int) -> float:
     return (k + 1) / (k + rank)
 
 
-def contributions(candidate: Candidate, weights: FusionWeights, words: int) -> dict[str, float]:
-    """Each channel's weighted evidence for the candidate (graph: its seed-weighted evidence);
-    a keyword channel's is scaled by its word coverage of a query of `words` words."""
+def channel_contributions(
+    candidate: Candidate, weights: FusionWeights, words: int
+) -> dict[str, float]:
+    """Each search channel's weighted evidence for the candidate, by its rank; a keyword
+    channel's is scaled by its word coverage of a query of `words` words."""
     found = {
         channel: weights.of(channel) * rank_share(rank, weights.k)
         for channel, rank in candidate.ranks.items()
@@ -114,8 +131,6 @@ def contributions(candidate: Candidate, weights: FusionWeights, words: int) -> d
         if channel in found:
             bm25 = bm25_of(candidate.scores[channel], weights.saturation)
             found[channel] *= word_coverage(bm25, words, weights.per_word)
-    if candidate.graph_evidence > 0:
-        found["graph"] = weights.graph * candidate.graph_evidence
     return found
 
 
@@ -132,17 +147,30 @@ def fuse(
     """
     total = sum(weights.of(channel) for channel in ran) or 1.0
     for candidate in candidates:
-        parts = contributions(candidate, weights, words)
-        candidate.score = min(1.0, sum(parts.values()) / total)
-        candidate.source = strongest(parts)
+        evidence = candidate.channels
+        if evidence is None or evidence.weights is not weights or evidence.words != words:
+            parts = channel_contributions(candidate, weights, words)
+            source, best = strongest(parts)
+            evidence = ChannelEvidence(weights, words, sum(parts.values()), source, best)
+            candidate.channels = evidence
+        summed, source = evidence.summed, evidence.source
+        if candidate.graph_evidence > 0:
+            graph = weights.graph * candidate.graph_evidence
+            summed += graph
+            source = "graph" if graph > evidence.best else source  # graph is last in CHANNELS
+        candidate.score = min(1.0, summed / total)
+        candidate.source = source
 
 
-def strongest(parts: Mapping[str, float]) -> str:
-    """The channel with the largest contribution (earlier in CHANNELS on ties)."""
-    if not parts:
-        return ""
-    best = max(parts.values())
-    return next(name for name in CHANNELS if parts.get(name) == best)
+def strongest(parts: Mapping[str, float]) -> tuple[str, float]:
+    """The channel with the largest contribution (earlier in CHANNELS on ties) and that
+    contribution; with no part, no channel."""
+    source, best = "", -math.inf
+    for name in CHANNELS:
+        share = parts.get(name)
+        if share is not None and share > best:
+            source, best = name, share
+    return source, best
 
 
 def single_channel(candidates: Iterable[Candidate], channel: str) -> None:

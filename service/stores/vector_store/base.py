@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -55,9 +55,9 @@ class VectorFilter:
         return Conditions((Equals("namespace", self.namespace), *memory.must), memory.must_not)
 
 
-@dataclass(frozen=True)
-class VectorHit:
-    """A search hit; `vector` is the stored vector when the search asked for it."""
+class VectorHit(NamedTuple):
+    """A search hit; `vector` is the stored vector when the search asked for it (a tuple: a
+    search makes hundreds)."""
 
     id: str
     score: float
