@@ -1,5 +1,5 @@
 """How many of a question's words its answering turns say: the generated conversations against
-LoCoMo (docs/search.md#quality-on-long-conversations).
+LoCoMo (docs/quality.md).
 
 `python -m bench.question_overlap [LOCOMO_PATH]` prints, per benchmark, the mean share of a
 question's content words (lower-cased, 3 letters or more, not a stop word) that appear in the
