@@ -176,14 +176,16 @@ def map_list(make: Callable[[T], h.Send], values: Iterable[T]) -> list[h.Send]:
 def cpu_seconds(pids: dict[str, int]) -> dict[str, float]:
     """CPU time (user + system, every thread) of each named process, and of this one (the
     clients) as `bench_client`."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    used: dict[str, float] = {}
-    for name, pid in pids.items():
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        used[name] = (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+    used = {name: stat_cpu_s(Path(f"/proc/{pid}/stat")) for name, pid in pids.items()}
     mine = os.times()
     used["bench_client"] = mine.user + mine.system
     return used
+
+
+def stat_cpu_s(stat: Path) -> float:
+    """The CPU seconds (user + system) a /proc `stat` file records, of a process or a thread."""
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
 
 
 def cpu_per_op(before: dict[str, float], after: dict[str, float], ops: int) -> dict[str, float]:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import shutil
 import subprocess
 import sys
@@ -31,7 +30,7 @@ import httpx
 
 from bench import perf_http as h
 from bench.common import context_passes, local_neo4j, neo4j_pid, service_process, write_results
-from bench.perf import cpu_per_op, cpu_seconds, load
+from bench.perf import cpu_per_op, cpu_seconds, load, stat_cpu_s
 from bench.perf_corpus import corpus, queries
 
 WARM_UP = 300
@@ -92,12 +91,10 @@ def profile_parts(raw: Iterable[str], calls: int, rate: int) -> dict[str, Any]:
 def thread_cpu_s(pid: int) -> dict[str, float]:
     """CPU seconds (user + system) of the process's main thread, the event loop's, and of its
     other threads together."""
-    ticks = os.sysconf("SC_CLK_TCK")
     used: dict[str, float] = {"event_loop_thread": 0.0, "other_threads": 0.0}
     for task in Path(f"/proc/{pid}/task").iterdir():
-        fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
-        seconds = (int(fields[11]) + int(fields[12])) / ticks
-        used["event_loop_thread" if task.name == str(pid) else "other_threads"] += seconds
+        thread = "event_loop_thread" if task.name == str(pid) else "other_threads"
+        used[thread] += stat_cpu_s(task / "stat")
     return used
 
 
