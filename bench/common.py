@@ -22,6 +22,7 @@ from service.config import Neo4jSettings, load_settings
 from service.core.memories import MemoryService
 from service.core.read.retrieval import Retrieval
 from service.core.stores import Stores
+from service.core.upkeep.context_index import ContextIndex
 from service.stores.cypher_library import CypherLibrary
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore
@@ -231,3 +232,19 @@ async def open_services(
         await memories.close()
         await vectors.close()
         await graph.close()
+
+
+@asynccontextmanager
+async def open_context_index(memories: MemoryService, data: Path) -> AsyncGenerator[ContextIndex]:
+    """The context indexer over the stores of `memories`, its vectors in a Qdrant Edge under
+    `data`."""
+    stores = memories.stores
+    context_vectors = EdgeVectorStore(data / "edge-context", stores.embedder.dimensions)
+    await context_vectors.open()
+    try:
+        yield ContextIndex.configured(
+            memories.settings.search, stores.graph, context_vectors, stores.embedder,
+            stores.vectors,
+        )  # fmt: skip
+    finally:
+        await context_vectors.close()

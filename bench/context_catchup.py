@@ -22,40 +22,31 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.common import local_neo4j, open_services, write_results
+from bench.common import local_neo4j, open_context_index, open_services, write_results
 from bench.perf_corpus import corpus
 from devtools.seeding import save_in_batches
 from service.core.models import SaveInput
-from service.core.upkeep.context_index import ContextIndex
 from service.core.write.batch import BatchSaver
-from service.stores.vector_store import EdgeVectorStore
 
 NAMESPACE = "catchup"
 BATCH = 100
 
 
 async def measure(neo4j_uri: str, data: Path, size: int) -> dict[str, Any]:
-    async with open_services(neo4j_uri, data) as (memories, _):
-        stores = memories.stores
-        context_vectors = EdgeVectorStore(data / "edge-context", stores.embedder.dimensions)
-        await context_vectors.open()
-        try:
-            index = ContextIndex.configured(
-                memories.settings.search, stores.graph, context_vectors, stores.embedder,
-                stores.vectors,
-            )  # fmt: skip
-            saver = BatchSaver(memories.settings, stores)
-            items = [SaveInput.model_validate(item) for item in corpus(size)]
-            load_s = refresh_s = 0.0
-            for start in range(0, size, BATCH):
-                began = time.perf_counter()
-                await save_in_batches(saver, NAMESPACE, items[start : start + BATCH])
-                middle = time.perf_counter()
-                await index.refresh_all()
-                load_s += middle - began
-                refresh_s += time.perf_counter() - middle
-        finally:
-            await context_vectors.close()
+    async with (
+        open_services(neo4j_uri, data) as (memories, _),
+        open_context_index(memories, data) as index,
+    ):
+        saver = BatchSaver(memories.settings, memories.stores)
+        items = [SaveInput.model_validate(item) for item in corpus(size)]
+        load_s = refresh_s = 0.0
+        for start in range(0, size, BATCH):
+            began = time.perf_counter()
+            await save_in_batches(saver, NAMESPACE, items[start : start + BATCH])
+            middle = time.perf_counter()
+            await index.refresh_all()
+            load_s += middle - began
+            refresh_s += time.perf_counter() - middle
     counts = dict(index.counts)
     redone = counts["embedded"] + counts["kept"]
     return {

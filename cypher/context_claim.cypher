@@ -18,11 +18,34 @@
 // $neighbours strongest further ones (each neighbour as [created ms, title, content, id, links
 // away]). Saves, links and deletes mark what this reads (the
 // marking statements reach the memories two links away through memories of at most 5 links).
-MATCH (m:Memory)
-WHERE m.context_state = $state AND coalesce(m.vector_store, $vector_store) = $vector_store
-  AND (coalesce(m.vector_state, 'ok') <> 'pending'
-       OR coalesce(m.context_since, 0) < timestamp() - $vector_wait_ms)
-  AND NOT EXISTS { MATCH (held:ContextClaim {id: m.id}) WHERE held.until >= timestamp() }
+// The order: memories whose context has waited over $overdue_ms take up to $overdue_limit
+// places, the longest wait first; the most recent memories (by created_at) take the rest. Both
+// are read in the order of a (context_state, ...) index, so a claim reads about $limit memories
+// however long the backlog is (ordering by context_state too, one value here, is what lets the
+// planner read the index's order instead of sorting the whole backlog).
+CALL () {
+  MATCH (m:Memory)
+  USING INDEX m:Memory(context_state, context_since)
+  WHERE m.context_state = $state AND m.context_since < timestamp() - $overdue_ms
+    AND
+    // @include context_claimable
+  WITH m
+  ORDER BY m.context_state, m.context_since
+  LIMIT $overdue_limit
+  RETURN collect(m) AS overdue
+}
+CALL () {
+  MATCH (m:Memory)
+  USING INDEX m:Memory(context_state, created_at)
+  WHERE m.context_state = $state AND m.created_at IS NOT NULL
+    AND
+    // @include context_claimable
+  WITH m
+  ORDER BY m.context_state DESC, m.created_at DESC
+  LIMIT $limit
+  RETURN collect(m) AS recent
+}
+UNWIND overdue + [m IN recent WHERE NOT m IN overdue] AS m
 WITH m
 LIMIT $limit
 // One deleted since it was matched reads without properties, and is not claimed.

@@ -1,22 +1,31 @@
 """The context indexer claims its work in Neo4j: processes writing to one vector storage split the
-backlog and never refresh a memory twice, a crashed claimer's leases expire, and a process with
-other vector storage (another data folder on the same Neo4j) never takes the work."""
+backlog and never refresh a memory twice, a crashed claimer's leases expire, a process with
+other vector storage (another data folder on the same Neo4j) never takes the work, and the most
+recent memories come first unless older ones have waited too long."""
 
 from __future__ import annotations
 
 import asyncio
 import time
+import uuid
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
+
+import pytest
+import pytest_asyncio
 
 from service.config import Settings
 from service.core.memories import MemoryService
 from service.core.models import LinkSpec, SaveInput
-from service.core.upkeep.context_index import PENDING, VECTOR_WAIT_S, ContextIndex
+from service.core.stores import Stores
+from service.core.upkeep.context_index import OVERDUE_S, PENDING, VECTOR_WAIT_S, ContextIndex
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore, VectorStore
 from tests.browser_graph import open_driver
+from tests.conftest import save_in_batches
+from tests.plans import profiled
 
 
 class RecordingIndex(ContextIndex):
@@ -176,6 +185,81 @@ async def test_a_memory_whose_vector_stays_pending_waits_no_longer_than_the_boun
     )
     await set_waiting_since(settings, ids[:1], seconds_ago=VECTOR_WAIT_S + 1)
     assert await taken_and_backlog(claimer, ids, context_index, namespace) == ({ids[0]}, 1)
+
+
+@pytest_asyncio.fixture
+async def own_storage(
+    settings: Settings, graph: GraphStore, embedder: LocalMiniLM, tmp_path: Path
+) -> AsyncIterator[MemoryService]:
+    """A memory service with vector storage of its own: its indexer sees no other test's work."""
+    vectors = EdgeVectorStore(tmp_path / "own", embedder.dimensions)
+    contexts = EdgeVectorStore(tmp_path / "own-context", embedder.dimensions)
+    await vectors.open()
+    await contexts.open()
+    service = MemoryService(settings, Stores(graph, vectors, embedder, contexts))
+    try:
+        yield service
+    finally:
+        await service.close()
+        await contexts.close()
+        await vectors.close()
+
+
+@pytest.fixture
+def own_indexer(
+    settings: Settings, graph: GraphStore, own_storage: MemoryService, embedder: LocalMiniLM
+) -> RecordingIndex:
+    """An indexer of the vector storage of `own_storage`."""
+    stores = own_storage.stores
+    assert stores.context_vectors is not None
+    return indexer(settings, graph, stores.context_vectors, embedder, owner=stores.vectors)
+
+
+async def claimed_ids(claimer: ContextIndex, limit: int) -> set[str]:
+    rows = await claimer.claim(uuid.uuid4().hex, limit)
+    return {row["id"] for row in rows}
+
+
+async def test_the_most_recent_memories_are_claimed_first(
+    own_storage: MemoryService, own_indexer: RecordingIndex, namespace: str
+) -> None:
+    ids = await save_thread(own_storage, namespace, 5)
+    assert await claimed_ids(own_indexer, 2) == {ids[4], ids[3]}
+    assert await claimed_ids(own_indexer, 2) == {ids[2], ids[1]}
+    assert await claimed_ids(own_indexer, 2) == {ids[0]}
+
+
+async def test_contexts_waiting_past_the_bound_take_half_of_a_claim_the_longest_wait_first(
+    settings: Settings, own_storage: MemoryService, own_indexer: RecordingIndex, namespace: str
+) -> None:
+    ids = await save_thread(own_storage, namespace, 6)
+    for n, seconds_ago in ((0, OVERDUE_S + 1), (1, OVERDUE_S + 3), (2, OVERDUE_S + 2)):
+        await set_waiting_since(settings, [ids[n]], seconds_ago)
+    assert await claimed_ids(own_indexer, 4) == {ids[1], ids[2], ids[5], ids[4]}
+    assert await claimed_ids(own_indexer, 4) == {ids[0], ids[3]}
+
+
+async def test_a_claim_reads_about_its_limit_of_the_backlog_in_index_order(
+    settings: Settings, own_storage: MemoryService, namespace: str
+) -> None:
+    items = [SaveInput(key=f"bulk-{n}", content=f"bulk memory {n}") for n in range(300)]
+    await save_in_batches(own_storage, namespace, items)
+    newest = await save_thread(own_storage, namespace, 2)
+    params = {
+        "vector_store": own_storage.stores.vectors.store_id,
+        "state": PENDING,
+        "lease": uuid.uuid4().hex,
+        "lease_ms": 60_000,
+        "vector_wait_ms": int(VECTOR_WAIT_S * 1000),
+        "overdue_ms": int(OVERDUE_S * 1000),
+        "overdue_limit": 1,
+        "limit": 2,
+        "neighbours": settings.search.context_neighbours,
+        "hops": settings.search.context_hops,
+    }
+    records, hits = await profiled(settings.neo4j, "context_claim", params)
+    assert {r["id"] for r in records} == set(newest)
+    assert hits < 150  # sorting the backlog instead: 900+
 
 
 async def taken_and_backlog(

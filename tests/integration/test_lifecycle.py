@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import AsyncIterator
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
@@ -19,12 +19,12 @@ from service.core.upkeep.backup import export_lines, restore
 from service.core.write.batch import BatchSaver
 from service.core.write.save_plan import plan_memory
 from service.errors import InvalidParameter, NotFound
-from service.stores.cypher_library import CypherLibrary
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore
 from tests.browser_graph import open_driver
 from tests.conftest import save_in_batches
+from tests.plans import profiled
 
 
 def save_input(key: str, **fields: Any) -> SaveInput:
@@ -83,12 +83,6 @@ async def test_timeline_windows_the_anchor_with_positions_and_distances(
     }  # fmt: skip
 
 
-def db_hits(plan: dict[str, Any]) -> int:
-    return int(plan.get("args", {}).get("DbHits", 0)) + sum(
-        db_hits(child) for child in plan.get("children", [])
-    )
-
-
 async def test_timeline_reads_no_memory_of_another_namespace(
     memories: MemoryService, namespace: str
 ) -> None:
@@ -98,14 +92,9 @@ async def test_timeline_reads_no_memory_of_another_namespace(
     found = await memories.get(namespace, keys=["t1", "t2", "t3"])
     ids = {m["key"]: m["id"] for m in found["memories"]}
     params = {"anchor_id": ids["t3"], "namespace": namespace, "window": 2}
-    async with open_driver(memories.settings.neo4j) as driver:
-        profiled = await driver.execute_query(
-            "PROFILE " + CypherLibrary().text("memory_timeline"), params
-        )
-    summary: Any = profiled.summary  # the driver's summary is partially typed
-    profile = cast(dict[str, Any], summary.profile)
-    assert [(r["before"], r["after"]) for r in profiled.records] == [([ids["t2"], ids["t1"]], [])]
-    assert db_hits(profile) < 100  # the store-wide created_at index read the 300 newer: 600+
+    records, hits = await profiled(memories.settings.neo4j, "memory_timeline", params)
+    assert [(r["before"], r["after"]) for r in records] == [([ids["t2"], ids["t1"]], [])]
+    assert hits < 100  # the store-wide created_at index read the 300 newer: 600+
 
 
 async def test_timeline_at_the_start_and_the_end_of_the_history(

@@ -513,7 +513,13 @@ async def test_disabled_memory_refuses_with_the_exact_message(
 async def test_migrations_are_idempotent_and_indexes_online(graph: GraphStore) -> None:
     assert await graph.migrate() == []
     states = await graph.index_states()
-    for name in ("memory_namespace_created_at", "memory_id_unique", "memory_context_state"):
+    for name in (
+        "memory_namespace_created_at",
+        "memory_id_unique",
+        "memory_context_state",
+        "memory_context_state_created_at",
+        "memory_context_state_since",
+    ):
         assert states[name] == "ONLINE"
     assert "memory_fulltext" not in states  # one per namespace instead (test_keyword_isolation)
 

@@ -35,6 +35,10 @@ LEASE_S = 60.0
 # supersession, a reconcile) waits for it before its context is made without it; a batch of 500
 # writes its vectors within ~10 s, and one whose write failed waits for reconcile.
 VECTOR_WAIT_S = 30.0
+# A context that has waited longer than this is overdue: overdue ones take up to half of each
+# claim, the longest wait first, and the most recent memories the rest, so a steady stream of new
+# memories neither waits behind a bulk load's backlog nor keeps older ones waiting for ever.
+OVERDUE_S = 60.0
 
 Part = tuple[int, str]
 
@@ -246,7 +250,8 @@ class ContextIndex:
         await self.graph.write("context_mark_synced", lease=lease, items=items)
 
     async def claim(self, lease: str, limit: int, state: str = PENDING) -> list[dict[str, Any]]:
-        """Lease up to `limit` memories of this process's storage in context `state`."""
+        """Lease up to `limit` memories of this process's storage in context `state`: overdue
+        ones (OVERDUE_S) for up to half of them, the longest wait first, then the most recent."""
         return await self.graph.write(
             "context_claim",
             vector_store=self.owner.store_id,
@@ -254,6 +259,8 @@ class ContextIndex:
             lease=lease,
             lease_ms=int(self.lease_s * 1000),
             vector_wait_ms=int(VECTOR_WAIT_S * 1000),
+            overdue_ms=int(OVERDUE_S * 1000),
+            overdue_limit=(limit + 1) // 2,
             limit=limit,
             neighbours=self.neighbours,
             hops=self.hops,

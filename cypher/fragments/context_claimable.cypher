@@ -1,0 +1,7 @@
+// A memory of context_claim's $state (matched by the caller) this claimer may take: saved to its
+// vector storage $vector_store (or before storage was recorded), not waiting for its own vector
+// (for at most $vector_wait_ms after its context began to wait), and not held by a live claim.
+coalesce(m.vector_store, $vector_store) = $vector_store
+AND (coalesce(m.vector_state, 'ok') <> 'pending'
+     OR coalesce(m.context_since, 0) < timestamp() - $vector_wait_ms)
+AND NOT EXISTS { MATCH (held:ContextClaim {id: m.id}) WHERE held.until >= timestamp() }
