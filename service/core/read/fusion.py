@@ -106,7 +106,9 @@ def collect(ranked: Mapping[str, Sequence[tuple[str, float]]]) -> dict[str, Cand
     merged: dict[str, Candidate] = {}
     for channel, hits in ranked.items():
         for rank, (memory_id, score) in enumerate(hits, start=1):
-            candidate = merged.setdefault(memory_id, Candidate(memory_id))
+            candidate = merged.get(memory_id)
+            if candidate is None:
+                candidate = merged[memory_id] = Candidate(memory_id)
             if channel not in candidate.ranks:
                 candidate.scores[channel] = score
                 candidate.ranks[channel] = rank
