@@ -13,12 +13,15 @@ from service.auth import Principal
 from service.core.sorting import SORT_LINKS_DESCRIPTION, SortLinks
 
 
-def _runtime(request: Request) -> Runtime:
+# The dependencies are coroutines, though they never wait: FastAPI runs a plain function in its
+# thread pool, a hop there and back (memory_get over HTTP took 3.7-4.4 ms of the service's CPU
+# with these two plain, 3.5-3.7 as coroutines).
+async def _runtime(request: Request) -> Runtime:
     ref: RuntimeRef = request.app.state.runtime_ref
     return ref.get()
 
 
-def _principal(request: Request, rt: Annotated[Runtime, Depends(_runtime)]) -> Principal:
+async def _principal(request: Request, rt: Annotated[Runtime, Depends(_runtime)]) -> Principal:
     return rt.authenticator.authenticate(request.headers)
 
 

@@ -34,7 +34,7 @@ class ToolQuery(Generic[M]):
 def tool_query(model: type[M]) -> Any:
     """A dependency that reads `model`'s fields, then `namespace`, from the query string."""
 
-    def read(**values: Any) -> ToolQuery[M]:
+    async def read(**values: Any) -> ToolQuery[M]:  # a coroutine: no thread pool (deps.py)
         namespace = values.pop("namespace")
         return ToolQuery(from_query(model, values), namespace)
 
