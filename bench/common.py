@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from neo4j import AsyncDriver, AsyncGraphDatabase
 
 from service.config import Neo4jSettings, load_settings
 from service.core.memories import MemoryService
@@ -158,6 +159,25 @@ def local_neo4j() -> Generator[tuple[Neo4jSettings, Path]]:
             yield settings.model_copy(update={"uri": status.bolt_uri}), data
         finally:
             local.stop()
+
+
+def open_driver(neo4j: Neo4jSettings) -> AsyncDriver:
+    """A plain driver on `neo4j` (its factory is partially typed: typed here)."""
+    password = neo4j.password.get_secret_value()
+    graph_database: Any = AsyncGraphDatabase
+    driver: AsyncDriver = graph_database.driver(
+        neo4j.uri,
+        auth=(neo4j.user, password) if password else None,
+        notifications_min_severity="OFF",
+    )
+    return driver
+
+
+def db_hits(plan: dict[str, Any]) -> int:
+    """The database hits of a profiled plan and all its children."""
+    return int(plan.get("args", {}).get("DbHits", 0)) + sum(
+        db_hits(child) for child in plan.get("children", [])
+    )
 
 
 def neo4j_pid(folder: Path) -> int:

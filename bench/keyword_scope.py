@@ -22,9 +22,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from neo4j import AsyncDriver, AsyncGraphDatabase
+from neo4j import AsyncDriver
 
-from bench.common import local_neo4j, open_services, summary, write_results
+from bench.common import local_neo4j, open_driver, open_services, summary, write_results
 from bench.perf_corpus import COMPONENTS, NAMES, TOOLS, corpus
 from devtools.seeding import save_in_batches
 from service.core.models import SaveInput
@@ -72,13 +72,9 @@ async def measure(
             "fulltext_big": summary(await time_fulltext(retrieval, [BIG] * QUERIES, rng)),
             "batch_save_10": summary(await time_saves(saver, small, items, rng)),
         }
-        neo4j = memories.settings.neo4j
-        password = neo4j.password.get_secret_value()
-        graph_database: Any = AsyncGraphDatabase  # its factory is partially typed
-        driver: AsyncDriver = graph_database.driver(
-            neo4j_uri, auth=(neo4j.user, password) if password else None
-        )
-        async with driver:
+        async with open_driver(
+            memories.settings.neo4j.model_copy(update={"uri": neo4j_uri})
+        ) as driver:
             results["lucene_alone"] = await compare_indexes(driver, small, rng)
     return results
 

@@ -18,34 +18,50 @@
 // $neighbours strongest further ones (each neighbour as [created ms, title, content, id, links
 // away]). Saves, links and deletes mark what this reads (the
 // marking statements reach the memories two links away through memories of at most 5 links).
-// The order: memories whose context has waited over $overdue_ms take up to $overdue_limit
-// places, the longest wait first; the most recent memories (by created_at) take the rest. Both
-// are read in the order of a (context_state, ...) index, so a claim reads about $limit memories
-// however long the backlog is (ordering by context_state too, one value here, is what lets the
-// planner read the index's order instead of sorting the whole backlog).
-CALL () {
+// The order: this storage's memories whose context has waited over $overdue_ms take up to
+// $overdue_limit places, the longest wait first, beside those saved before storage was recorded
+// (UnnamedStorage, legacy: any storage takes them, in no order); this storage's most recent
+// memories (by created_at) take the rest, and the legacy ones past $overdue_limit what remains.
+// Each branch reads an index of the storage's own (context_state, vector_store, ...), in its
+// order, so a claim reads about $limit memories however long its own backlog or another
+// storage's is (ordering by the leading keys too, one value each here, is what lets the planner
+// read the index's order instead of sorting the whole backlog).
+WITH timestamp() - $overdue_ms AS overdue_before
+CALL (overdue_before) {
   MATCH (m:Memory)
-  USING INDEX m:Memory(context_state, context_since)
-  WHERE m.context_state = $state AND m.context_since < timestamp() - $overdue_ms
+  USING INDEX SEEK m:Memory(context_state, vector_store, context_since)
+  WHERE m.context_state = $state AND m.vector_store = $vector_store
+    AND m.context_since < overdue_before
     AND
     // @include context_claimable
   WITH m
-  ORDER BY m.context_state, m.context_since
+  ORDER BY m.context_state, m.vector_store, m.context_since
   LIMIT $overdue_limit
   RETURN collect(m) AS overdue
 }
 CALL () {
-  MATCH (m:Memory)
-  USING INDEX m:Memory(context_state, created_at)
-  WHERE m.context_state = $state AND m.created_at IS NOT NULL
+  MATCH (m:UnnamedStorage)
+  USING INDEX SEEK m:UnnamedStorage(context_state)
+  WHERE m.context_state = $state AND m:Memory
     AND
     // @include context_claimable
   WITH m
-  ORDER BY m.context_state DESC, m.created_at DESC
+  LIMIT $limit
+  RETURN collect(m) AS unnamed
+}
+CALL () {
+  MATCH (m:Memory)
+  USING INDEX SEEK m:Memory(context_state, vector_store, created_at)
+  WHERE m.context_state = $state AND m.vector_store = $vector_store AND m.created_at IS NOT NULL
+    AND
+    // @include context_claimable
+  WITH m
+  ORDER BY m.context_state DESC, m.vector_store DESC, m.created_at DESC
   LIMIT $limit
   RETURN collect(m) AS recent
 }
-UNWIND overdue + [m IN recent WHERE NOT m IN overdue] AS m
+WITH overdue + unnamed AS early, recent
+UNWIND early[..$overdue_limit] + [m IN recent WHERE NOT m IN early] + early[$overdue_limit..] AS m
 WITH m
 LIMIT $limit
 // One deleted since it was matched reads without properties, and is not claimed.
@@ -58,7 +74,9 @@ ON MATCH SET c.lease = CASE WHEN c.until < timestamp() THEN $lease ELSE c.lease 
 WITH m, c
 WHERE c.lease = $lease
 CALL (m) {
-  OPTIONAL MATCH (m)-[r:LINK]-(n:Memory)
+  // n unlabelled (LINK joins memories only): no index on n offers the planner a read of the
+  // whole namespace (or store) instead of following m's links
+  OPTIONAL MATCH (m)-[r:LINK]-(n)
   WHERE n.namespace = m.namespace
   WITH n, max(r.weight) AS weight
   ORDER BY weight DESC, n.created_at DESC, n.id
@@ -68,7 +86,7 @@ CALL (m) {
 CALL (m, near) {
   UNWIND CASE WHEN $hops > 1 THEN near ELSE [] END AS via
   CALL (m, near, via) {
-    MATCH (via)-[r:LINK]-(n:Memory)
+    MATCH (via)-[r:LINK]-(n)
     WHERE COUNT { (via)-[:LINK]-() } <= 4
       AND n.namespace = m.namespace AND n <> m AND NOT n IN near
     WITH n, max(r.weight) AS weight

@@ -39,6 +39,7 @@ SET m:$($namespace_label),
     m.vector_store = $vector_store,
     m.vector_state = CASE WHEN NOT changed AND m.vector_state = 'ok' THEN 'ok' ELSE 'pending' END,
     m.content_hash = row.content_hash
+REMOVE m:UnnamedStorage
 FOREACH (flip IN CASE WHEN row.restore IS NOT NULL
                        AND (m.superseded_by IS NULL) <> (row.restore.superseded_by IS NULL)
                   THEN [true] ELSE [] END |

@@ -31,6 +31,7 @@ SET m:$($namespace_label),
     m.vector_store = $vector_store,
     m.vector_state = CASE WHEN m.content_hash = $content_hash AND m.vector_state = 'ok' THEN 'ok' ELSE $pending END,
     m.content_hash = $content_hash
+REMOVE m:UnnamedStorage
 // The namespace's counters (memory_stats): one more memory, or the size difference; a session
 // more or less.
 WITH m, changed, created, old_size, sessions, sessions_before

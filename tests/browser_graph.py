@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from neo4j import AsyncDriver, AsyncGraphDatabase
-
+from bench.common import open_driver
 from service.config import Neo4jSettings
 from service.core.memories import MemoryService
 from service.core.models import SaveInput
@@ -43,18 +42,6 @@ MATCH (old:Memory {namespace: $namespace, key: $old})
 SET old.superseded_by = new.id, old.superseded_at = datetime()
 MERGE (new)-[:SUPERSEDES]->(old)
 """
-
-
-def open_driver(neo4j: Neo4jSettings) -> AsyncDriver:
-    """A plain driver on the test Neo4j (its factory is partially typed: typed here)."""
-    password = neo4j.password.get_secret_value()
-    graph_database: Any = AsyncGraphDatabase
-    driver: AsyncDriver = graph_database.driver(
-        neo4j.uri,
-        auth=(neo4j.user, password) if password else None,
-        notifications_min_severity="OFF",
-    )
-    return driver
 
 
 async def save_graph(memories: MemoryService, neo4j: Neo4jSettings, namespace: str) -> None:

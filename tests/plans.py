@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from bench.common import db_hits, open_driver
 from service.config import Neo4jSettings
 from service.stores.cypher_library import CypherLibrary
-from tests.browser_graph import open_driver
 
 
 async def profiled(
@@ -19,10 +19,3 @@ async def profiled(
     summary: Any = result.summary  # the driver's summary is partially typed
     plan = cast(dict[str, Any], summary.profile)
     return [record.data() for record in result.records], db_hits(plan)
-
-
-def db_hits(plan: dict[str, Any]) -> int:
-    """The database hits of a profiled plan and all its children."""
-    return int(plan.get("args", {}).get("DbHits", 0)) + sum(
-        db_hits(child) for child in plan.get("children", [])
-    )

@@ -14,11 +14,11 @@ import httpx
 import pytest
 import pytest_asyncio
 
+from bench.common import open_driver
 from service.config import Settings
 from service.data_folder import lock
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore, collection_name
-from tests.browser_graph import open_driver
 from tests.e2e.conftest import HttpApi, serving, wait_context_drained
 from tests.qdrant_process import QdrantPeer
 

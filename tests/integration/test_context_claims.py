@@ -15,15 +15,21 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
+from bench.common import open_driver
 from service.config import Settings
 from service.core.memories import MemoryService
 from service.core.models import LinkSpec, SaveInput
 from service.core.stores import Stores
-from service.core.upkeep.context_index import OVERDUE_S, PENDING, VECTOR_WAIT_S, ContextIndex
+from service.core.upkeep.context_index import (
+    OVERDUE_S,
+    PENDING,
+    VECTOR_WAIT_S,
+    ContextIndex,
+    claim_params,
+)
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore, VectorStore
-from tests.browser_graph import open_driver
 from tests.conftest import save_in_batches
 from tests.plans import profiled
 
@@ -239,35 +245,87 @@ async def test_contexts_waiting_past_the_bound_take_half_of_a_claim_the_longest_
     assert await claimed_ids(own_indexer, 4) == {ids[0], ids[3]}
 
 
+async def claimed_with_db_hits(settings: Settings, storage: MemoryService) -> tuple[set[str], int]:
+    """A claim of 2 by `storage`'s indexer, profiled: the ids it took and its database hits."""
+    search = settings.search
+    params = claim_params(storage.stores.vectors.store_id, PENDING, uuid.uuid4().hex, 2, 60.0)
+    params |= {"neighbours": search.context_neighbours, "hops": search.context_hops}
+    records, hits = await profiled(settings.neo4j, "context_claim", params)
+    return {record["id"] for record in records}, hits
+
+
+def bulk(count: int) -> list[SaveInput]:
+    return [SaveInput(key=f"bulk-{n}", content=f"bulk memory {n}") for n in range(count)]
+
+
 async def test_what_a_claim_reads_does_not_grow_with_the_backlog(
     settings: Settings, own_storage: MemoryService, namespace: str
 ) -> None:
-    params = {
-        "vector_store": own_storage.stores.vectors.store_id,
-        "state": PENDING,
-        "lease_ms": 60_000,
-        "vector_wait_ms": int(VECTOR_WAIT_S * 1000),
-        "overdue_ms": int(OVERDUE_S * 1000),
-        "overdue_limit": 1,
-        "limit": 2,
-        "neighbours": settings.search.context_neighbours,
-        "hops": settings.search.context_hops,
-    }
     alone = await save_thread(own_storage, namespace, 2)
-    records, hits_alone = await profiled(
-        settings.neo4j, "context_claim", {**params, "lease": uuid.uuid4().hex}
-    )
-    assert {r["id"] for r in records} == set(alone)
-    items = [SaveInput(key=f"bulk-{n}", content=f"bulk memory {n}") for n in range(300)]
-    await save_in_batches(own_storage, namespace, items)
+    claimed, hits_alone = await claimed_with_db_hits(settings, own_storage)
+    assert claimed == set(alone)
+    await save_in_batches(own_storage, namespace, bulk(300))
     newest = await save_thread(own_storage, f"{namespace}-b", 2)
-    records, hits_behind = await profiled(
-        settings.neo4j, "context_claim", {**params, "lease": uuid.uuid4().hex}
-    )
-    assert {r["id"] for r in records} == set(newest)
-    # Both read other storages' leftovers of earlier tests (a few more once some turn overdue
-    # in between); sorting the 300 instead of reading the index's order adds 2,400.
+    claimed, hits_behind = await claimed_with_db_hits(settings, own_storage)
+    assert claimed == set(newest)
+    # Past the two held by the first claim, a few more once some turn overdue in between;
+    # sorting the 300 instead of reading the index's order adds 2,400.
     assert hits_behind - hits_alone < 300
+
+
+async def test_a_claim_reads_nothing_of_another_storages_backlog(
+    settings: Settings, own_storage: MemoryService, memories: MemoryService, namespace: str
+) -> None:
+    alone = await save_thread(own_storage, namespace, 2)
+    claimed, hits_alone = await claimed_with_db_hits(settings, own_storage)
+    assert claimed == set(alone)
+    older = await save_thread(own_storage, f"{namespace}-b", 2)
+    await save_in_batches(memories, namespace, bulk(300))  # newer, of the session's storage
+    claimed, hits_beside = await claimed_with_db_hits(settings, own_storage)
+    assert claimed == set(older)
+    # The same claim again, past the two the first one holds: reading the other storage's 300
+    # newer waiting memories first, as the statement before did, reads 1,500 more.
+    assert hits_beside - hits_alone < 30
+
+
+async def test_memories_saved_before_storage_was_recorded_are_any_storages_until_saved_again(
+    settings: Settings,
+    graph: GraphStore,
+    own_storage: MemoryService,
+    embedder: LocalMiniLM,
+    namespace: str,
+    tmp_path: Path,
+) -> None:
+    ids = await save_thread(own_storage, namespace, 2)
+    async with open_driver(settings.neo4j) as driver:
+        await driver.execute_query(
+            "MATCH (m:Memory) WHERE m.id IN $ids REMOVE m.vector_store WITH count(*) AS done "
+            "MATCH (s:SchemaMigration {name: '013_context_claim_by_storage'}) DELETE s",
+            ids=ids,
+        )
+    assert await graph.migrate() == ["013_context_claim_by_storage"]
+    assert await labels_of(settings, ids) == [["Memory", f"NS_{namespace}", "UnnamedStorage"]] * 2
+    others = EdgeVectorStore(tmp_path / "other", embedder.dimensions)
+    await others.open()
+    try:
+        stranger = indexer(settings, graph, others, embedder, owner=others)
+        assert set(ids) <= await claimed_ids(stranger, 100)  # legacy: any storage's work
+    finally:
+        await others.close()
+    await own_storage.save(namespace, SaveInput(key="turn-0", content="turn 0, saved again"))
+    assert await labels_of(settings, ids) == [
+        ["Memory", f"NS_{namespace}"],
+        ["Memory", f"NS_{namespace}", "UnnamedStorage"],
+    ]
+
+
+async def labels_of(settings: Settings, ids: list[str]) -> list[list[str]]:
+    """The sorted labels of each memory of `ids`, in their order."""
+    async with open_driver(settings.neo4j) as driver:
+        records, _, _ = await driver.execute_query(
+            "UNWIND $ids AS id MATCH (m:Memory {id: id}) RETURN labels(m) AS labels", ids=ids
+        )
+    return [sorted(record["labels"]) for record in records]
 
 
 async def taken_and_backlog(

@@ -6,13 +6,13 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from bench.common import open_driver
 from service.core.memories import MemoryService
 from service.core.models import SaveInput
 from service.core.read.retrieval import Retrieval
 from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
 from service.stores.cypher_library import namespace_scope
 from service.stores.graph_store import GraphStore
-from tests.browser_graph import open_driver
 from tests.conftest import retrieval_over, save_in_batches
 
 OWN = [

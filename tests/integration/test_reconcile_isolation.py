@@ -7,6 +7,7 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
+from bench.common import open_driver
 from service.config import Settings
 from service.core.memories import MemoryService
 from service.core.models import SaveInput
@@ -17,7 +18,6 @@ from service.core.upkeep.context_index import ContextIndex
 from service.core.upkeep.reconcile import Reconciler
 from service.stores.embeddings import LocalMiniLM
 from service.stores.vector_store import EdgeVectorStore, VectorFilter
-from tests.browser_graph import open_driver
 
 
 async def test_vectors_reconcile_writes_back_stay_in_their_namespace(

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from bench.common import open_driver
 from service.config import Settings
 from service.core.memories import MemoryService
 from service.core.models import SaveInput, now_utc
@@ -21,7 +22,6 @@ from service.errors import BackendUnavailable, InvalidParameter, NotFound
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore, Tx
 from service.stores.vector_store import EdgeVectorStore, VectorPoint
-from tests.browser_graph import open_driver
 from tests.integration.marks import service_with_marks
 
 OLD = "The staging database runs on PostgreSQL 14 on host db-old"

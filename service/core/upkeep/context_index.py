@@ -252,18 +252,9 @@ class ContextIndex:
     async def claim(self, lease: str, limit: int, state: str = PENDING) -> list[dict[str, Any]]:
         """Lease up to `limit` memories of this process's storage in context `state`: overdue
         ones (OVERDUE_S) for up to half of them, the longest wait first, then the most recent."""
+        params = claim_params(self.owner.store_id, state, lease, limit, self.lease_s)
         return await self.graph.write(
-            "context_claim",
-            vector_store=self.owner.store_id,
-            state=state,
-            lease=lease,
-            lease_ms=int(self.lease_s * 1000),
-            vector_wait_ms=int(VECTOR_WAIT_S * 1000),
-            overdue_ms=int(OVERDUE_S * 1000),
-            overdue_limit=(limit + 1) // 2,
-            limit=limit,
-            neighbours=self.neighbours,
-            hops=self.hops,
+            "context_claim", **params, neighbours=self.neighbours, hops=self.hops
         )
 
     async def _mean_vectors(
@@ -387,3 +378,20 @@ def _row_parts(row: dict[str, Any]) -> tuple[Part, list[Part], list[Part]]:
 def _row_text(row: dict[str, Any]) -> str:
     """A context_claim row's text."""
     return context_text(*_row_parts(row))
+
+
+def claim_params(
+    vector_store: str, state: str, lease: str, limit: int, lease_s: float
+) -> dict[str, Any]:
+    """context_claim's parameters but the neighbours it reads: `limit` memories of `vector_store`
+    in context `state`, leased as `lease` for `lease_s`, half of the places for overdue ones."""
+    return {
+        "vector_store": vector_store,
+        "state": state,
+        "lease": lease,
+        "lease_ms": int(lease_s * 1000),
+        "vector_wait_ms": int(VECTOR_WAIT_S * 1000),
+        "overdue_ms": int(OVERDUE_S * 1000),
+        "overdue_limit": (limit + 1) // 2,
+        "limit": limit,
+    }
