@@ -305,8 +305,10 @@ class ContextRetriever:
             candidates = {}
         for memory_id, reached in (walk or {}).items():
             if flt.admits(reached.brief):
-                scores = dict(found[memory_id].scores) if memory_id in found else {}
-                candidate = candidates.setdefault(memory_id, Candidate(memory_id, scores))
+                candidate = candidates.get(memory_id)
+                if candidate is None:  # graph mode, or reached by the walk alone
+                    scores = dict(found[memory_id].scores) if memory_id in found else {}
+                    candidate = candidates[memory_id] = Candidate(memory_id, scores)
                 add_graph(candidate, reached)
                 created[memory_id] = reached.brief["created_ms"]
         if plan.walk_only:

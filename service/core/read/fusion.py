@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 # Ties of `source` go to the more specific evidence: an exact key, then words, then meaning.
 CHANNELS = ("kv", "keyword", "vector", "keyword_context", "vector_context", "graph")
+CHANNEL_PLACE = {channel: place for place, channel in enumerate(CHANNELS)}
 BM25_CHANNELS = ("keyword", "keyword_context")
 HOP_FACTOR_ONE = 1.0 / 1.5  # graph_score(1): graph evidence is relative to one hop
 
@@ -115,25 +116,23 @@ def collect(ranked: Mapping[str, Sequence[tuple[str, float]]]) -> dict[str, Cand
     return merged
 
 
-def rank_share(rank: int, k: int) -> float:
-    """A rank as a share of the first place: (k + 1) / (k + rank), 1.0 at rank 1."""
-    return (k + 1) / (k + rank)
-
-
-def channel_contributions(
-    candidate: Candidate, weights: FusionWeights, words: int
-) -> dict[str, float]:
-    """Each search channel's weighted evidence for the candidate, by its rank; a keyword
-    channel's is scaled by its word coverage of a query of `words` words."""
-    found = {
-        channel: weights.of(channel) * rank_share(rank, weights.k)
-        for channel, rank in candidate.ranks.items()
-    }
-    for channel in BM25_CHANNELS:
-        if channel in found:
+def channel_evidence(candidate: Candidate, weights: FusionWeights, words: int) -> ChannelEvidence:
+    """The candidate's search channels' weighted evidence, by rank, summed, and the strongest
+    channel (earlier in CHANNELS on ties) and its share. A channel's share is its weight ×
+    (k + 1) / (k + rank), 1.0 × weight at rank 1; a keyword channel's is scaled by its word
+    coverage of a query of `words` words. One pass, no intermediate map: fusion runs over every
+    candidate of every retrieve."""
+    k = weights.k
+    summed, source, best, place = 0.0, "", -math.inf, len(CHANNELS)
+    for channel, rank in candidate.ranks.items():
+        share = weights.of(channel) * ((k + 1) / (k + rank))
+        if channel in BM25_CHANNELS:
             bm25 = bm25_of(candidate.scores[channel], weights.saturation)
-            found[channel] *= word_coverage(bm25, words, weights.per_word)
-    return found
+            share *= word_coverage(bm25, words, weights.per_word)
+        summed += share
+        if share > best or (share == best and CHANNEL_PLACE[channel] < place):
+            source, best, place = channel, share, CHANNEL_PLACE[channel]
+    return ChannelEvidence(weights, words, summed, source, best)
 
 
 def fuse(
@@ -151,10 +150,7 @@ def fuse(
     for candidate in candidates:
         evidence = candidate.channels
         if evidence is None or evidence.weights is not weights or evidence.words != words:
-            parts = channel_contributions(candidate, weights, words)
-            source, best = strongest(parts)
-            evidence = ChannelEvidence(weights, words, sum(parts.values()), source, best)
-            candidate.channels = evidence
+            evidence = candidate.channels = channel_evidence(candidate, weights, words)
         summed, source = evidence.summed, evidence.source
         if candidate.graph_evidence > 0:
             graph = weights.graph * candidate.graph_evidence
@@ -162,17 +158,6 @@ def fuse(
             source = "graph" if graph > evidence.best else source  # graph is last in CHANNELS
         candidate.score = min(1.0, summed / total)
         candidate.source = source
-
-
-def strongest(parts: Mapping[str, float]) -> tuple[str, float]:
-    """The channel with the largest contribution (earlier in CHANNELS on ties) and that
-    contribution; with no part, no channel."""
-    source, best = "", -math.inf
-    for name in CHANNELS:
-        share = parts.get(name)
-        if share is not None and share > best:
-            source, best = name, share
-    return source, best
 
 
 def single_channel(candidates: Iterable[Candidate], channel: str) -> None:
