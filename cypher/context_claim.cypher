@@ -18,14 +18,15 @@
 // $neighbours strongest further ones (each neighbour as [created ms, title, content, id, links
 // away]). Saves, links and deletes mark what this reads (the
 // marking statements reach the memories two links away through memories of at most 5 links).
-// The order: this storage's memories whose context has waited over $overdue_ms take up to
-// $overdue_limit places, the longest wait first, beside those saved before storage was recorded
-// (UnnamedStorage, legacy: any storage takes them, in no order); this storage's most recent
-// memories (by created_at) take the rest, and the legacy ones past $overdue_limit what remains.
-// Each branch reads an index of the storage's own (context_state, vector_store, ...), in its
-// order, so a claim reads about $limit memories however long its own backlog or another
-// storage's is (ordering by the leading keys too, one value each here, is what lets the planner
-// read the index's order instead of sorting the whole backlog).
+// The order: this storage's memories whose context has waited over $overdue_ms and those saved
+// before storage was recorded (UnnamedStorage, without vector_store: any storage takes them,
+// read in no order), the longest wait first, take up to $overdue_limit places; this storage's
+// most recent memories (by created_at) take the rest, then the early ones past $overdue_limit.
+// A legacy memory's wait only grows, so none waits for ever. This storage's branches read an
+// index that leads with (context_state, vector_store), in its order, so a claim reads about
+// $limit memories however long its own backlog or another storage's is (ordering by the
+// leading keys too, one value each here, is what lets the planner read the index's order
+// instead of sorting the whole backlog).
 WITH timestamp() - $overdue_ms AS overdue_before
 CALL (overdue_before) {
   MATCH (m:Memory)
@@ -42,7 +43,7 @@ CALL (overdue_before) {
 CALL () {
   MATCH (m:UnnamedStorage)
   USING INDEX SEEK m:UnnamedStorage(context_state)
-  WHERE m.context_state = $state AND m:Memory
+  WHERE m.context_state = $state AND m:Memory AND m.vector_store IS NULL
     AND
     // @include context_claimable
   WITH m
@@ -60,7 +61,12 @@ CALL () {
   LIMIT $limit
   RETURN collect(m) AS recent
 }
-WITH overdue + unnamed AS early, recent
+CALL (overdue, unnamed) {
+  UNWIND overdue + unnamed AS m
+  WITH m
+  ORDER BY coalesce(m.context_since, 0)
+  RETURN collect(m) AS early
+}
 UNWIND early[..$overdue_limit] + [m IN recent WHERE NOT m IN early] + early[$overdue_limit..] AS m
 WITH m
 LIMIT $limit

@@ -317,6 +317,36 @@ async def test_memories_saved_before_storage_was_recorded_are_any_storages_until
         ["Memory", f"NS_{namespace}"],
         ["Memory", f"NS_{namespace}", "UnnamedStorage"],
     ]
+    await save_in_batches(own_storage, namespace, [SaveInput(key="turn-1", content="turn 1")])
+    assert await labels_of(settings, ids) == [["Memory", f"NS_{namespace}"]] * 2
+
+
+async def test_a_memory_labelled_unnamed_but_saved_to_this_storage_is_claimed_once(
+    settings: Settings, own_storage: MemoryService, own_indexer: RecordingIndex, namespace: str
+) -> None:
+    ids = await save_thread(own_storage, namespace, 2)
+    async with open_driver(settings.neo4j) as driver:  # as a release before 013 saves them
+        await driver.execute_query(
+            "MATCH (m:Memory) WHERE m.id IN $ids SET m:UnnamedStorage", ids=ids
+        )
+    await set_waiting_since(settings, ids, OVERDUE_S + 1)
+    rows = await own_indexer.claim(uuid.uuid4().hex, 100)
+    assert sorted(row["id"] for row in rows if row["id"] in ids) == sorted(ids)
+
+
+async def test_a_legacy_context_waiting_longest_takes_an_overdue_place_first(
+    settings: Settings, own_storage: MemoryService, own_indexer: RecordingIndex, namespace: str
+) -> None:
+    ids = await save_thread(own_storage, namespace, 3)
+    async with open_driver(settings.neo4j) as driver:  # saved before storage was recorded
+        await driver.execute_query(
+            "MATCH (m:Memory {id: $id}) REMOVE m.vector_store SET m:UnnamedStorage", id=ids[0]
+        )
+    for n, seconds_ago in ((0, OVERDUE_S + 40), (1, OVERDUE_S + 1), (2, OVERDUE_S + 2)):
+        await set_waiting_since(settings, [ids[n]], seconds_ago)
+    # One overdue place: the legacy one, which waited longest; then the most recent own one left.
+    assert await claimed_ids(own_indexer, 2) == {ids[0], ids[1]}
+    assert await claimed_ids(own_indexer, 2) == {ids[2]}
 
 
 async def labels_of(settings: Settings, ids: list[str]) -> list[list[str]]:

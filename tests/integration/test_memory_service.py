@@ -523,7 +523,6 @@ async def test_migrations_are_idempotent_and_indexes_online(graph: GraphStore) -
         "unnamed_storage_context_state",
     ):
         assert states[name] == "ONLINE"
-    assert "memory_context_state_since" not in states  # 012's, replaced by 013's
     assert "memory_fulltext" not in states  # one per namespace instead (test_keyword_isolation)
 
 

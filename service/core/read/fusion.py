@@ -130,8 +130,9 @@ def channel_evidence(candidate: Candidate, weights: FusionWeights, words: int) -
             bm25 = bm25_of(candidate.scores[channel], weights.saturation)
             share *= word_coverage(bm25, words, weights.per_word)
         summed += share
-        if share > best or (share == best and CHANNEL_PLACE[channel] < place):
-            source, best, place = channel, share, CHANNEL_PLACE[channel]
+        rank_place = CHANNEL_PLACE.get(channel)
+        if rank_place is not None and (share > best or (share == best and rank_place < place)):
+            source, best, place = channel, share, rank_place
     return ChannelEvidence(weights, words, summed, source, best)
 
 
