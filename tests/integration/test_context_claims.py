@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from neo4j import AsyncSession
 
 from bench.common import open_driver
 from service.config import Settings
@@ -27,6 +28,7 @@ from service.core.upkeep.context_index import (
     ContextIndex,
     claim_params,
 )
+from service.stores.cypher_library import CypherLibrary
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore
 from service.stores.vector_store import EdgeVectorStore, VectorStore
@@ -288,13 +290,8 @@ async def test_a_claim_reads_nothing_of_another_storages_backlog(
     assert hits_beside - hits_alone < 30
 
 
-async def test_memories_saved_before_storage_was_recorded_are_any_storages_until_saved_again(
-    settings: Settings,
-    graph: GraphStore,
-    own_storage: MemoryService,
-    embedder: LocalMiniLM,
-    namespace: str,
-    tmp_path: Path,
+async def test_the_migration_labels_memories_saved_before_storage_was_recorded_until_saved(
+    settings: Settings, graph: GraphStore, own_storage: MemoryService, namespace: str
 ) -> None:
     ids = await save_thread(own_storage, namespace, 2)
     async with open_driver(settings.neo4j) as driver:
@@ -305,13 +302,6 @@ async def test_memories_saved_before_storage_was_recorded_are_any_storages_until
         )
     assert await graph.migrate() == ["013_context_claim_by_storage"]
     assert await labels_of(settings, ids) == [["Memory", f"NS_{namespace}", "UnnamedStorage"]] * 2
-    others = EdgeVectorStore(tmp_path / "other", embedder.dimensions)
-    await others.open()
-    try:
-        stranger = indexer(settings, graph, others, embedder, owner=others)
-        assert set(ids) <= await claimed_ids(stranger, 100)  # legacy: any storage's work
-    finally:
-        await others.close()
     await own_storage.save(namespace, SaveInput(key="turn-0", content="turn 0, saved again"))
     assert await labels_of(settings, ids) == [
         ["Memory", f"NS_{namespace}"],
@@ -319,6 +309,46 @@ async def test_memories_saved_before_storage_was_recorded_are_any_storages_until
     ]
     await save_in_batches(own_storage, namespace, [SaveInput(key="turn-1", content="turn 1")])
     assert await labels_of(settings, ids) == [["Memory", f"NS_{namespace}"]] * 2
+
+
+async def claims_of_legacy(
+    settings: Settings, legacy: dict[str, float], claims: list[tuple[str, int]]
+) -> list[set[str]]:
+    """The ids each claim (vector storage, limit) takes once the memories of `legacy` lost
+    their vector storage (as saved before it was recorded) and began to wait that many seconds
+    ago; all in one transaction, rolled back: no other process (the session's servers claim any
+    storage's legacy work) sees them as legacy, so none takes them first."""
+    search = settings.search
+    neighbours = {"neighbours": search.context_neighbours, "hops": search.context_hops}
+    taken: list[set[str]] = []
+    async with open_driver(settings.neo4j) as driver:
+        untyped: Any = driver  # its session factory is partially typed
+        session: AsyncSession = untyped.session()
+        tx = await session.begin_transaction()
+        try:
+            await tx.run(
+                "UNWIND keys($legacy) AS id MATCH (m:Memory {id: id}) "
+                "REMOVE m.vector_store SET m:UnnamedStorage, "
+                "m.context_since = timestamp() - toInteger($legacy[id] * 1000)",
+                legacy=legacy,
+            )
+            for storage, limit in claims:
+                params = claim_params(storage, PENDING, uuid.uuid4().hex, limit, 60.0)
+                result = await tx.run(CypherLibrary().text("context_claim"), params | neighbours)
+                taken.append({record["id"] async for record in result})
+        finally:
+            await tx.rollback()
+            await session.close()
+    return taken
+
+
+async def test_any_storage_claims_memories_saved_before_storage_was_recorded(
+    settings: Settings, own_storage: MemoryService, namespace: str
+) -> None:
+    ids = await save_thread(own_storage, namespace, 2)
+    legacy = dict.fromkeys(ids, 1.0)
+    taken = await claims_of_legacy(settings, legacy, [(f"edge-{uuid.uuid4()}", 100)])
+    assert set(ids) <= taken[0]
 
 
 async def test_a_memory_labelled_unnamed_but_saved_to_this_storage_is_claimed_once(
@@ -335,18 +365,16 @@ async def test_a_memory_labelled_unnamed_but_saved_to_this_storage_is_claimed_on
 
 
 async def test_a_legacy_context_waiting_longest_takes_an_overdue_place_first(
-    settings: Settings, own_storage: MemoryService, own_indexer: RecordingIndex, namespace: str
+    settings: Settings, own_storage: MemoryService, namespace: str
 ) -> None:
     ids = await save_thread(own_storage, namespace, 3)
-    async with open_driver(settings.neo4j) as driver:  # saved before storage was recorded
-        await driver.execute_query(
-            "MATCH (m:Memory {id: $id}) REMOVE m.vector_store SET m:UnnamedStorage", id=ids[0]
-        )
-    for n, seconds_ago in ((0, OVERDUE_S + 40), (1, OVERDUE_S + 1), (2, OVERDUE_S + 2)):
+    for n, seconds_ago in ((1, OVERDUE_S + 1), (2, OVERDUE_S + 2)):
         await set_waiting_since(settings, [ids[n]], seconds_ago)
-    # One overdue place: the legacy one, which waited longest; then the most recent own one left.
-    assert await claimed_ids(own_indexer, 2) == {ids[0], ids[1]}
-    assert await claimed_ids(own_indexer, 2) == {ids[2]}
+    own = own_storage.stores.vectors.store_id
+    # ids[0] lost its storage a year ago: the one overdue place is its, then the most recent
+    # own one left; the next claim takes the last.
+    taken = await claims_of_legacy(settings, {ids[0]: 365 * 86400.0}, [(own, 2), (own, 2)])
+    assert taken == [{ids[0], ids[1]}, {ids[2]}]
 
 
 async def labels_of(settings: Settings, ids: list[str]) -> list[list[str]]:
