@@ -260,12 +260,19 @@ def bulk(count: int) -> list[SaveInput]:
     return [SaveInput(key=f"bulk-{n}", content=f"bulk memory {n}") for n in range(count)]
 
 
+async def hits_of_a_claim_alone(settings: Settings, storage: MemoryService, namespace: str) -> int:
+    """The db hits of a claim of 2 that takes the two memories just saved to `storage` (held
+    afterwards, so later claims read past them)."""
+    alone = await save_thread(storage, namespace, 2)
+    claimed, hits = await claimed_with_db_hits(settings, storage)
+    assert claimed == set(alone)
+    return hits
+
+
 async def test_what_a_claim_reads_does_not_grow_with_the_backlog(
     settings: Settings, own_storage: MemoryService, namespace: str
 ) -> None:
-    alone = await save_thread(own_storage, namespace, 2)
-    claimed, hits_alone = await claimed_with_db_hits(settings, own_storage)
-    assert claimed == set(alone)
+    hits_alone = await hits_of_a_claim_alone(settings, own_storage, namespace)
     await save_in_batches(own_storage, namespace, bulk(300))
     newest = await save_thread(own_storage, f"{namespace}-b", 2)
     claimed, hits_behind = await claimed_with_db_hits(settings, own_storage)
@@ -278,9 +285,7 @@ async def test_what_a_claim_reads_does_not_grow_with_the_backlog(
 async def test_a_claim_reads_nothing_of_another_storages_backlog(
     settings: Settings, own_storage: MemoryService, memories: MemoryService, namespace: str
 ) -> None:
-    alone = await save_thread(own_storage, namespace, 2)
-    claimed, hits_alone = await claimed_with_db_hits(settings, own_storage)
-    assert claimed == set(alone)
+    hits_alone = await hits_of_a_claim_alone(settings, own_storage, namespace)
     older = await save_thread(own_storage, f"{namespace}-b", 2)
     await save_in_batches(memories, namespace, bulk(300))  # newer, of the session's storage
     claimed, hits_beside = await claimed_with_db_hits(settings, own_storage)
