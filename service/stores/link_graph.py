@@ -29,7 +29,8 @@ MAX_NAMESPACES_KNOWN = 4096
 Row = dict[str, Any]
 Probe = Callable[..., Awaitable[list[Row]]]
 ReadTogether = Callable[[Sequence[tuple[str, Mapping[str, Any]]]], Awaitable[list[list[Row]]]]
-Neighbour = tuple[str, str, Any]  # key, id, strongest link weight (None: no weight stored)
+# key, id, strongest link weight (None: no weight stored), that weight's value in the walk
+Neighbour = tuple[str, str, Any, float]
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,9 @@ class LinkGraph:
                 known = strongest.setdefault(one, {})
                 known[other] = _stronger(known[other], weight) if other in known else weight
         neighbours = {
-            memory_id: sorted(((fields[n][0], n, w) for n, w in found.items()), key=_by_key)
+            memory_id: sorted(
+                ((fields[n][0], n, w, _valued(w)) for n, w in found.items()), key=_by_key
+            )
             for memory_id, found in strongest.items()
         }
         size = len(fields) + sum(len(found) for found in neighbours.values())
@@ -128,12 +131,8 @@ class LinkGraph:
             return rows
         for from_id in starts:
             start_value = value[from_id] if value is not None else 0.0
-            for _, to_id, weight in neighbours.get(from_id, ()):
-                if (
-                    value is not None
-                    and to_id not in keep
-                    and start_value * _valued(weight) < min_value
-                ):
+            for _, to_id, weight, valued in neighbours.get(from_id, ()):
+                if value is not None and to_id not in keep and start_value * valued < min_value:
                     continue
                 rows.append([from_id, to_id, *fields[to_id], weight, superseded[to_id]])
                 if len(rows) == limit:

@@ -187,6 +187,8 @@ async def test_a_search_brings_the_stored_vectors_only_when_asked(store: VectorS
     assert hit.vector.dtype == np.float32
     np.testing.assert_allclose(hit.vector[:3], [0.6, 0.8, 0.0], atol=1e-6)
     assert hit.score == pytest.approx(0.6, abs=1e-5)
+    assert (hit.id, hit.created_at_ms) == (plain[0].id, plain[0].created_at_ms)
+    assert (hit.id, hit.created_at_ms) == (stored.id, 1_000)
 
 
 async def vectors_found(store: EdgeVectorStore, query: np.ndarray) -> dict[str, np.ndarray]:
@@ -194,19 +196,29 @@ async def vectors_found(store: EdgeVectorStore, query: np.ndarray) -> dict[str, 
     return {hit.id: hit.vector for hit in hits if hit.vector is not None}
 
 
-async def test_vectors_handed_out_follow_upserts_deletes_and_a_reopen(tmp_path: Path) -> None:
+async def created_found(store: EdgeVectorStore, query: np.ndarray) -> dict[str, int | None]:
+    hits = await store.search(query, VectorFilter("ns"), 2, None, with_vectors=True)
+    return {hit.id: hit.created_at_ms for hit in hits}
+
+
+async def test_vectors_and_creation_times_handed_out_follow_upserts_deletes_and_a_reopen(
+    tmp_path: Path,
+) -> None:
     eye = np.eye(384, dtype=np.float32)
-    store = EdgeVectorStore(tmp_path / "edge", 384, recent_vectors=1)
+    store = EdgeVectorStore(tmp_path / "edge", 384, recent_points=1)
     await store.open()
-    first, other = point(eye[0] * 3.0), point(eye[0] + eye[2])
-    await store.upsert([first, other])  # only `other` stays among the recent vectors
+    first, other = point(eye[0] * 3.0, created=1_001), point(eye[0] + eye[2], created=1_002)
+    await store.upsert([first, other])  # only `other` stays among the recent points
+    assert await created_found(store, eye[0]) == {first.id: 1_001, other.id: 1_002}
     hits = await vectors_found(store, eye[0])
     np.testing.assert_allclose(hits[first.id][:3], [1.0, 0.0, 0.0], atol=1e-6)  # as stored
     np.testing.assert_allclose(hits[other.id][:3], [0.70710677, 0.0, 0.70710677], atol=1e-6)
-    await store.upsert([replace(first, vector=eye[1])])
+    await store.upsert([replace(first, vector=eye[1], created_at_ms=1_003)])
+    assert await created_found(store, eye[1]) == {first.id: 1_003, other.id: 1_002}
     await store.delete([other.id])
     await store.close()
     await store.open()  # nothing recent: read from the shard
+    assert await created_found(store, eye[1]) == {first.id: 1_003}
     hits = await vectors_found(store, eye[1])
     assert list(hits) == [first.id]
     np.testing.assert_allclose(hits[first.id][:3], [0.0, 1.0, 0.0], atol=1e-6)

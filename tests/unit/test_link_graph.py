@@ -56,11 +56,11 @@ GRAPH = LinkGraph.build(
 
 
 def test_two_memories_are_neighbours_once_with_the_strongest_weight_of_their_links() -> None:
-    assert GRAPH.neighbours == {
-        "a": [("K-b", "b", 0.9), ("K-c", "c", None)],
-        "b": [("K-a", "a", 0.9)],
-        "c": [("K-a", "a", None), ("K-d", "d", 0.3)],
-        "d": [("K-c", "c", 0.3)],
+    assert GRAPH.neighbours == {  # a link without weight is valued at the default weight, 0.5
+        "a": [("K-b", "b", 0.9, 0.9), ("K-c", "c", None, 0.5)],
+        "b": [("K-a", "a", 0.9, 0.9)],
+        "c": [("K-a", "a", None, 0.5), ("K-d", "d", 0.3, 0.3)],
+        "d": [("K-c", "c", 0.3, 0.3)],
     }
     assert GRAPH.size == 4 + 6
 
@@ -71,7 +71,7 @@ def test_a_snapshot_keeps_one_string_per_memory_id_whatever_the_rows_held() -> N
     graph = LinkGraph.build((), [memory(i, i.upper()) for i in ids], [[*link_ends, 0.5]])
 
     held = {id(memory_id) for memory_id in graph.fields}
-    neighbour_ids = [n for found in graph.neighbours.values() for _, n, _ in found]
+    neighbour_ids = [n for found in graph.neighbours.values() for _, n, *_ in found]
 
     assert sorted(neighbour_ids) == ids
     assert {id(n) for n in neighbour_ids} == held

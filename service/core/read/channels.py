@@ -67,13 +67,15 @@ class Channels:
         search: SearchSettings,
         stores: Stores,
         lookups: MutableMapping[Hashable, Any] | None = None,
+        query_vectors: QueryVectorCache | None = None,
     ) -> None:
         """`lookups`, when given, keeps every lookup's answer by its arguments, across calls:
         for replaying the same questions over stores that do not change (bench/tune_fusion.py
-        scores many fusion settings on one stored corpus)."""
+        scores many fusion settings on one stored corpus). `query_vectors`: the query
+        embeddings to start from (bench/retrieve_cpu.py embeds its queries beforehand)."""
         self.search = search
         self.stores = stores
-        self._query_vectors = QueryVectorCache(stores.embedder, QUERY_CACHE_SIZE)
+        self._query_vectors = query_vectors or QueryVectorCache(stores.embedder, QUERY_CACHE_SIZE)
         self._lookups = lookups
 
     async def _remembered(self, key: Hashable, look_up: Callable[[], Awaitable[T]]) -> T:

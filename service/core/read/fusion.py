@@ -5,9 +5,9 @@ with total orders."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 # Ties of `source` go to the more specific evidence: an exact key, then words, then meaning.
 CHANNELS = ("kv", "keyword", "vector", "keyword_context", "vector_context", "graph")
@@ -58,13 +58,19 @@ def graph_score(hops: int) -> float:
     return 1.0 / (hops + 0.5)
 
 
+# The plain `dict`, typed: calling the alias `dict[str, float]` costs 1 µs more, in every
+# candidate of every retrieve.
+_scores = cast(Callable[[], dict[str, float]], dict)
+_ranks = cast(Callable[[], dict[str, int]], dict)
+
+
 @dataclass
 class Candidate:
     """One memory found by one or more channels: raw scores, ranks, graph evidence."""
 
     id: str
-    scores: dict[str, float] = field(default_factory=dict[str, float])
-    ranks: dict[str, int] = field(default_factory=dict[str, int])
+    scores: dict[str, float] = field(default_factory=_scores)
+    ranks: dict[str, int] = field(default_factory=_ranks)
     hop_distance: int | None = None
     path: list[str] | None = None
     graph_evidence: float = 0.0

@@ -30,7 +30,7 @@ from service.stores.vector_store.base import (
     created_at_ms,
     dense,
 )
-from service.stores.vector_store.recent import RecentVectors
+from service.stores.vector_store.recent import RecentPoint, RecentPoints
 
 log = logging.getLogger(__name__)
 
@@ -46,8 +46,8 @@ class EdgeVectorStore:
     Writes reach the engine's write-ahead log at once (they survive a killed process); the
     shard is flushed by an owned task at most `flush_s` after a write, not per write (a flush
     per write was 30% of a save's CPU). A failed flush makes `check()` fail until one succeeds.
-    Searches that want the hits' vectors take them from the `recent_vectors` last written or
-    read where they can (recent.py).
+    Searches that want the hits' vectors take them, with the hits' ids and creation times, from
+    the `recent_points` last written or read where they can (recent.py).
     """
 
     engine = "qdrant-edge"
@@ -59,7 +59,7 @@ class EdgeVectorStore:
         index_threshold: int = 2000,
         idle_s: float = 30.0,
         flush_s: float = 1.0,
-        recent_vectors: int = 20_000,
+        recent_points: int = 20_000,
         activity: Activity = PROCESS_ACTIVITY,
     ) -> None:
         self._path = path
@@ -74,7 +74,7 @@ class EdgeVectorStore:
         self._dirty = False
         self._flush_error: str | None = None
         self._flusher: asyncio.Task[None] | None = None
-        self._recent = RecentVectors(recent_vectors)
+        self._recent = RecentPoints(recent_points)
         self._store_id = ""
 
     @property
@@ -152,7 +152,8 @@ class EdgeVectorStore:
         )
         await self._write(operation)
         self._unindexed += len(points)
-        self._recent.put((p.id, unit(p.vector)) for p in points)  # as the engine stores it
+        # The vector as the engine stores it.
+        self._recent.put(RecentPoint(p.id, unit(p.vector), p.created_at_ms) for p in points)
 
     async def delete(self, ids: Sequence[str]) -> None:
         if ids:
@@ -205,7 +206,7 @@ class EdgeVectorStore:
             query=edge.Query.Nearest(vector.tolist(), using=VECTOR_NAME),
             filter=_edge_filter(flt),
             score_threshold=score_threshold,
-            with_payload=["created_at"],
+            with_payload=False if with_vectors else ["created_at"],
         )
         shard = self.shard
         self._activity.touch()
@@ -213,21 +214,36 @@ class EdgeVectorStore:
             points = shard.query(request)
         except Exception as exc:
             raise BackendUnavailable("qdrant", str(exc)) from exc
-        found = [(str(p.id), float(p.score), created_at_ms(p.payload)) for p in points]
-        if not with_vectors:
-            return [VectorHit(*hit) for hit in found]
-        vectors = await self._stored_vectors([hit[0] for hit in found])
-        return [VectorHit(*hit, vectors.get(hit[0])) for hit in found]
+        if with_vectors:
+            return await self._hits_with_points(points)
+        return [VectorHit(str(p.id), float(p.score), created_at_ms(p.payload)) for p in points]
 
-    async def _stored_vectors(self, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
-        """The recent ones from memory, the others read from the shard (and kept)."""
-        found = self._recent.get(ids)
-        missing = [point_id for point_id in ids if point_id not in found]
-        if missing:
-            read = await self.vectors_of(missing)
-            self._recent.put(read.items())
-            found.update(read)
-        return found
+    async def _hits_with_points(self, points: Sequence[edge.ScoredPoint]) -> list[VectorHit]:
+        """The hits with their stored vectors and creation times: the recent ones from memory,
+        the others read from the shard (and kept)."""
+        held = self._recent.get([p.id for p in points])
+        missing = [str(p.id) for p, known in zip(points, held, strict=True) if known is None]
+        read = await self._stored_points(missing) if missing else {}
+        self._recent.put(read.values())
+        hits: list[VectorHit] = []
+        for p, known in zip(points, held, strict=True):
+            if known is None:
+                point_id = str(p.id)
+                known = read.get(point_id, RecentPoint(point_id, None, None))  # deleted meanwhile
+            hits.append(VectorHit(known.id, float(p.score), known.created_at_ms, known.vector))
+        return hits
+
+    async def _stored_points(self, ids: Sequence[str]) -> dict[str, RecentPoint]:
+        """The points' stored vectors and creation times, read from the shard, by id."""
+        self._activity.touch()
+        try:
+            records = self.shard.retrieve(list(ids), with_payload=["created_at"], with_vector=True)
+        except Exception as exc:
+            raise BackendUnavailable("qdrant", str(exc)) from exc
+        return {
+            str(r.id): RecentPoint(str(r.id), dense(r.vector), created_at_ms(r.payload))
+            for r in records
+        }
 
     async def count(self, namespace: str | None = None, exact: bool = True) -> int:
         flt = (

@@ -1,0 +1,123 @@
+"""What a hybrid retrieve costs without the model: retrieve_context in-process, every query's
+vector embedded beforehand, so the figures are the service's own Python, Qdrant Edge and Neo4j.
+
+Steps: a fresh Neo4j, the perf corpus saved through the batch path, every context's first pass
+(no model), the queries embedded, at least 4 rounds of 300 retrieves, until the CPU per
+retrieve stops falling by more than a tenth (Neo4j's JIT), then `--rounds` rounds of 150 timed
+retrieves, each query its own. Per retrieve: p50 and p95 wall time, the CPU of this process
+(the service's part: its event loop and Qdrant Edge's threads) and of Neo4j.
+
+Run: `python -m bench.retrieve_cpu [--size 2000] [--rounds 6]`; writes
+bench/results/retrieve_cpu_<size>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bench.common import (
+    local_neo4j,
+    neo4j_pid,
+    open_context_index,
+    open_services,
+    summary,
+    write_results,
+)
+from bench.perf import stat_cpu_s
+from bench.perf_corpus import corpus, queries
+from devtools.seeding import save_in_batches
+from service.core.models import SaveInput
+from service.core.read.channels import Channels
+from service.core.read.query_cache import QueryVectorCache
+from service.core.read.retrieval import Retrieval
+from service.core.search_inputs import RetrieveInput
+from service.core.stores import Stores
+from service.core.write.batch import BatchSaver
+
+NAMESPACE = "retrieve-cpu"
+WARM_UP = 300
+MIN_WARM_ROUNDS = 4  # on the 2-core VM the third round could still be a fifth above the fourth
+MAX_WARM_ROUNDS = 8
+ROUND = 150
+
+
+async def measure(
+    neo4j_uri: str, data: Path, neo4j_stat: Path, size: int, rounds: int
+) -> dict[str, Any]:
+    async with (
+        open_services(neo4j_uri, data) as (memories, _),
+        open_context_index(memories, data) as index,
+    ):
+        stores = memories.stores
+        contextual = Stores(stores.graph, stores.vectors, stores.embedder, index.vectors)
+        items = [SaveInput.model_validate(item) for item in corpus(size)]
+        await save_in_batches(BatchSaver(memories.settings, stores), NAMESPACE, items)
+        while await index.approximate():
+            pass
+        asked = queries(WARM_UP * MAX_WARM_ROUNDS + ROUND * rounds, 50, set())
+        vectors = QueryVectorCache(stores.embedder, len(asked))
+        for query in asked:
+            await vectors.get(query)
+        channels = Channels(memories.settings.search, contextual, query_vectors=vectors)
+        retrieval = Retrieval(memories.settings, contextual, channels)
+
+        async def timed(batch: Sequence[str]) -> tuple[list[float], float, float]:
+            """Wall ms of each retrieve, and this process's and Neo4j's CPU seconds."""
+            cpu, neo4j = time.process_time(), stat_cpu_s(neo4j_stat)
+            walls: list[float] = []
+            for query in batch:
+                started = time.perf_counter()
+                await retrieval.retrieve(NAMESPACE, RetrieveInput(query=query))
+                walls.append((time.perf_counter() - started) * 1000)
+            return walls, time.process_time() - cpu, stat_cpu_s(neo4j_stat) - neo4j
+
+        warm_up: list[float] = []
+        for start in range(0, WARM_UP * MAX_WARM_ROUNDS, WARM_UP):
+            _, cpu_s, neo4j_s = await timed(asked[start : start + WARM_UP])
+            warm_up.append(round((cpu_s + neo4j_s) * 1000 / WARM_UP, 2))
+            if len(warm_up) >= MIN_WARM_ROUNDS and warm_up[-1] > 0.9 * warm_up[-2]:
+                break
+        first = WARM_UP * MAX_WARM_ROUNDS
+        walls: list[float] = []
+        cpu_total = neo4j_total = 0.0
+        for start in range(first, first + ROUND * rounds, ROUND):
+            batch_walls, cpu_s, neo4j_s = await timed(asked[start : start + ROUND])
+            walls += batch_walls
+            cpu_total += cpu_s
+            neo4j_total += neo4j_s
+    calls = len(walls)
+    return {
+        "size": size,
+        "warm_up_cpu_ms_per_call": warm_up,
+        "calls": calls,
+        "wall_ms": summary(walls),
+        "cpu_ms_per_call": {
+            "service": round(cpu_total * 1000 / calls, 2),
+            "neo4j": round(neo4j_total * 1000 / calls, 2),
+        },
+        "round_p50_ms": [
+            round(statistics.median(walls[i : i + ROUND]), 2) for i in range(0, calls, ROUND)
+        ],
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="A hybrid retrieve's cost without the model.")
+    parser.add_argument("--size", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=6)
+    args = parser.parse_args(argv)
+    with local_neo4j() as (neo4j, folder), tempfile.TemporaryDirectory() as data:
+        stat = Path(f"/proc/{neo4j_pid(folder)}/stat")
+        results = asyncio.run(measure(neo4j.uri, Path(data), stat, args.size, args.rounds))
+    write_results(f"retrieve_cpu_{args.size}", results)
+
+
+if __name__ == "__main__":
+    main()
