@@ -27,6 +27,11 @@ def link_row(values: Sequence[Any]) -> dict[str, Any]:
     return cast(dict[str, Any], link_of(*values))
 
 
+def hydrated_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """memory_hydrate's one row as a row per memory ({memory, links}), as memory_get's rows."""
+    return [{"memory": memory, "links": links} for memory, links in rows[0]["memories"]]
+
+
 def views_in_order(
     rows: Sequence[dict[str, Any]],
     ids: Sequence[str],
@@ -58,7 +63,9 @@ class MemoryReader:
         link_filter: LinkFilter | None = None,
     ) -> dict[str, MemoryView]:
         """Full memories by id (those that exist in the namespace)."""
-        rows = await self.graph.read("memory_hydrate", ids=list(ids), namespace=namespace)
+        rows = hydrated_rows(
+            await self.graph.read("memory_hydrate", ids=list(ids), namespace=namespace)
+        )
         return {view["id"]: view for view in views_in_order(rows, list(ids), sort, link_filter)}
 
     async def resolve(

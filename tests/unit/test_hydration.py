@@ -1,11 +1,12 @@
-"""memory_hydrate rows become client views: links built, filtered, then ordered."""
+"""memory_hydrate rows become client views: one row per memory, links built, filtered, then
+ordered."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
 
-from service.core.hydration import LinkFilter, views_in_order
+from service.core.hydration import LinkFilter, hydrated_rows, views_in_order
 
 CREATED = datetime(2026, 1, 10, 12, 0, tzinfo=UTC)
 
@@ -46,3 +47,11 @@ def test_unsorted_links_keep_creation_order_and_filters_apply_first() -> None:
     assert (first["id"], second["id"]) == ("n", "m")
     assert [link["key"] for link in second["links"]] == ["a", "b", "c"]
     assert [link["key"] for link in filtered["links"]] == ["a"]
+
+
+def test_the_statement_s_one_row_becomes_a_row_per_memory_in_its_order() -> None:
+    m, n = row("m", LINKS), row("n", [])
+    statement_row: dict[str, Any] = {"memories": [[m["memory"], LINKS], [n["memory"], []]]}
+
+    assert hydrated_rows([statement_row]) == [m, n]
+    assert hydrated_rows([{"memories": []}]) == []

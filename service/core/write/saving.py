@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from service.config import Settings
-from service.core.hydration import views_in_order
+from service.core.hydration import hydrated_rows, views_in_order
 from service.core.models import SaveInput, now_utc
 from service.core.results import MemoryView, SaveResult, SimilarMemory
 from service.core.stores import Stores
@@ -98,7 +98,9 @@ class MemorySaver:
             if not locked:
                 raise NotFound(f"Memory not found: {ref}")
             memory_id = locked[0]["id"]
-            rows = await tx.run("memory_hydrate", ids=[memory_id], namespace=namespace)
+            rows = hydrated_rows(
+                await tx.run("memory_hydrate", ids=[memory_id], namespace=namespace)
+            )
             data = merge(views_in_order(rows, [memory_id], sort=False)[0])
             check_sizes(self.settings.limits, data)
             return await self._write(tx, namespace, data, started)
@@ -229,7 +231,7 @@ class MemorySaver:
             if missing := linked[0]["missing"]:
                 raise NotFound(f"Link target(s) not found: {', '.join(dict.fromkeys(missing))}")
         flagged = await self._supersede(tx, namespace, data.supersedes, plan.id)
-        stored = await tx.run("memory_hydrate", ids=[plan.id], namespace=namespace)
+        stored = hydrated_rows(await tx.run("memory_hydrate", ids=[plan.id], namespace=namespace))
         vector = await embedding if embedding is not None else None  # its failure rolls back
         if vector is not None and not data.supersedes:
             started.look_up(self._similar(namespace, plan, vector[0]))
