@@ -224,7 +224,7 @@ class EdgeVectorStore:
         held = self._recent.get([p.id for p in points])
         missing = [str(p.id) for p, known in zip(points, held, strict=True) if known is None]
         read = await self._stored_points(missing) if missing else {}
-        self._recent.put(read.values())
+        self._recent.put(point for point in read.values() if point.vector is not None)
         hits: list[VectorHit] = []
         for p, known in zip(points, held, strict=True):
             if known is None:
@@ -240,10 +240,8 @@ class EdgeVectorStore:
             records = self.shard.retrieve(list(ids), with_payload=["created_at"], with_vector=True)
         except Exception as exc:
             raise BackendUnavailable("qdrant", str(exc)) from exc
-        return {
-            str(r.id): RecentPoint(str(r.id), dense(r.vector), created_at_ms(r.payload))
-            for r in records
-        }
+        read = (RecentPoint(str(r.id), dense(r.vector), created_at_ms(r.payload)) for r in records)
+        return {point.id: point for point in read}
 
     async def count(self, namespace: str | None = None, exact: bool = True) -> int:
         flt = (
