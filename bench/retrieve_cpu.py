@@ -4,8 +4,10 @@ vector embedded beforehand, so the figures are the service's own Python, Qdrant 
 Steps: a fresh Neo4j, the perf corpus saved through the batch path, every context's first pass
 (no model), the queries embedded, at least 4 rounds of 300 retrieves, until the CPU per
 retrieve stops falling by more than a tenth (Neo4j's JIT), then `--rounds` rounds of 150 timed
-retrieves, each query its own. Per retrieve: p50 and p95 wall time, the CPU of this process
-(the service's part: its event loop and Qdrant Edge's threads) and of Neo4j.
+retrieves, each query its own. Every round runs its queries twice, the two ways in turn: with
+the service's view cache (`views_held`) and with none (`views_read`: every retrieve reads its
+memories from Neo4j). Per retrieve and way: p50 and p95 wall time, the CPU of this process (the
+service's part: its event loop and Qdrant Edge's threads) and of Neo4j.
 
 Run: `python -m bench.retrieve_cpu [--size 2000] [--rounds 6]`; writes
 bench/results/retrieve_cpu_<size>.json.
@@ -46,6 +48,45 @@ WARM_UP = 300
 MIN_WARM_ROUNDS = 4  # on the 2-core VM the third round could still be a fifth above the fourth
 MAX_WARM_ROUNDS = 8
 ROUND = 150
+WAYS = ("views_held", "views_read")
+
+
+class Timed:
+    """One way's timed retrieves: wall ms of each, and the CPU seconds of this process and of
+    Neo4j over all of them."""
+
+    def __init__(self, retrieval: Retrieval, neo4j_stat: Path) -> None:
+        self.retrieval = retrieval
+        self.neo4j_stat = neo4j_stat
+        self.walls: list[float] = []
+        self.cpu_s = self.neo4j_s = 0.0
+
+    async def run(self, batch: Sequence[str]) -> float:
+        """Retrieve each query of `batch`; the CPU ms per retrieve, this process's and Neo4j's."""
+        cpu, neo4j = time.process_time(), stat_cpu_s(self.neo4j_stat)
+        for query in batch:
+            started = time.perf_counter()
+            await self.retrieval.retrieve(NAMESPACE, RetrieveInput(query=query))
+            self.walls.append((time.perf_counter() - started) * 1000)
+        cpu, neo4j = time.process_time() - cpu, stat_cpu_s(self.neo4j_stat) - neo4j
+        self.cpu_s += cpu
+        self.neo4j_s += neo4j
+        return (cpu + neo4j) * 1000 / len(batch)
+
+    def results(self) -> dict[str, Any]:
+        calls = len(self.walls)
+        return {
+            "calls": calls,
+            "wall_ms": summary(self.walls),
+            "cpu_ms_per_call": {
+                "service": round(self.cpu_s * 1000 / calls, 2),
+                "neo4j": round(self.neo4j_s * 1000 / calls, 2),
+            },
+            "round_p50_ms": [
+                round(statistics.median(self.walls[i : i + ROUND]), 2)
+                for i in range(0, calls, ROUND)
+            ],
+        }
 
 
 async def measure(
@@ -66,45 +107,31 @@ async def measure(
         for query in asked:
             await vectors.get(query)
         channels = Channels(memories.settings.search, contextual, query_vectors=vectors)
-        retrieval = Retrieval(memories.settings, contextual, channels)
-
-        async def timed(batch: Sequence[str]) -> tuple[list[float], float, float]:
-            """Wall ms of each retrieve, and this process's and Neo4j's CPU seconds."""
-            cpu, neo4j = time.process_time(), stat_cpu_s(neo4j_stat)
-            walls: list[float] = []
-            for query in batch:
-                started = time.perf_counter()
-                await retrieval.retrieve(NAMESPACE, RetrieveInput(query=query))
-                walls.append((time.perf_counter() - started) * 1000)
-            return walls, time.process_time() - cpu, stat_cpu_s(neo4j_stat) - neo4j
-
+        no_cache = memories.settings.model_copy(
+            update={"search": memories.settings.search.model_copy(update={"view_cache_mb": 0})}
+        )
+        ways = {
+            "views_held": Retrieval(memories.settings, contextual, channels),
+            "views_read": Retrieval(no_cache, contextual, channels),
+        }
         warm_up: list[float] = []
         for start in range(0, WARM_UP * MAX_WARM_ROUNDS, WARM_UP):
-            _, cpu_s, neo4j_s = await timed(asked[start : start + WARM_UP])
-            warm_up.append(round((cpu_s + neo4j_s) * 1000 / WARM_UP, 2))
+            batch = asked[start : start + WARM_UP]
+            cpu = [await Timed(ways[way], neo4j_stat).run(batch) for way in WAYS]
+            warm_up.append(round(sum(cpu) / 2, 2))
             if len(warm_up) >= MIN_WARM_ROUNDS and warm_up[-1] > 0.9 * warm_up[-2]:
                 break
         first = WARM_UP * MAX_WARM_ROUNDS
-        walls: list[float] = []
-        cpu_total = neo4j_total = 0.0
-        for start in range(first, first + ROUND * rounds, ROUND):
-            batch_walls, cpu_s, neo4j_s = await timed(asked[start : start + ROUND])
-            walls += batch_walls
-            cpu_total += cpu_s
-            neo4j_total += neo4j_s
-    calls = len(walls)
+        timed = {way: Timed(retrieval, neo4j_stat) for way, retrieval in ways.items()}
+        for number, start in enumerate(range(first, first + ROUND * rounds, ROUND)):
+            for way in WAYS if number % 2 == 0 else WAYS[::-1]:
+                await timed[way].run(asked[start : start + ROUND])
+        held_mb = ways["views_held"].context.views.used / 2**20
     return {
         "size": size,
         "warm_up_cpu_ms_per_call": warm_up,
-        "calls": calls,
-        "wall_ms": summary(walls),
-        "cpu_ms_per_call": {
-            "service": round(cpu_total * 1000 / calls, 2),
-            "neo4j": round(neo4j_total * 1000 / calls, 2),
-        },
-        "round_p50_ms": [
-            round(statistics.median(walls[i : i + ROUND]), 2) for i in range(0, calls, ROUND)
-        ],
+        **{way: timed[way].results() for way in WAYS},
+        "views_held_mb": round(held_mb, 2),
     }
 
 

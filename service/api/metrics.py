@@ -71,6 +71,24 @@ LINK_GRAPH_ITEMS = Gauge(
 )
 
 
+VIEW_CACHE_LOOKUPS = Gauge(
+    "mnemograph_view_cache",
+    "Memories retrieve_context asked for since the start, by outcome: held (in process, at the "
+    "graph version the retrieve read), read (from Neo4j)",
+    ["outcome"],
+)
+VIEW_CACHE_BYTES = Gauge(
+    "mnemograph_view_cache_bytes",
+    "Estimated bytes of the memories retrieve_context holds (search.view_cache_mb bounds it)",
+)
+
+
+def observe_view_cache(counts: Mapping[str, int], used: int) -> None:
+    for outcome, count in counts.items():
+        VIEW_CACHE_LOOKUPS.labels(outcome).set(count)
+    VIEW_CACHE_BYTES.set(used)
+
+
 def observe_link_graphs(counts: Mapping[str, int], held: int) -> None:
     for outcome, count in counts.items():
         LINK_GRAPH_LOOKUPS.labels(outcome).set(count)

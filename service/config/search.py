@@ -75,6 +75,14 @@ class SearchSettings(BaseModel):
     graph_max_nodes: int = Field(
         default=500, ge=1, le=100_000, description="Bound of one graph traversal."
     )
+    view_cache_mb: float = Field(
+        default=32.0,
+        ge=0.0,
+        le=4096.0,
+        description="Memories retrieve_context holds in process between retrieves, valid while "
+        "their namespace's link graph is unchanged (estimated MB); 0: every retrieve reads them "
+        "from Neo4j.",
+    )
     context_neighbours: int = Field(
         default=2, ge=0, le=20, description="Strongest neighbours in a memory's context text."
     )

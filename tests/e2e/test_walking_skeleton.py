@@ -44,6 +44,9 @@ async def test_healthz_and_metrics_answer(http_api: HttpApi) -> None:
     for outcome in ("current", "stale", "loaded", "discarded"):
         assert f'mnemograph_link_graph{{outcome="{outcome}"}}' in metrics
     assert "mnemograph_link_graph_items" in metrics
+    for outcome in ("held", "read"):
+        assert f'mnemograph_view_cache{{outcome="{outcome}"}}' in metrics
+    assert "mnemograph_view_cache_bytes" in metrics
 
 
 async def test_memory_saved_over_http_is_returned_by_mcp(

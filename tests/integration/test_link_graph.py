@@ -195,3 +195,71 @@ async def test_a_hybrid_retrieve_walks_the_snapshot_only_at_the_version_its_lexi
     assert (counts["current"] - before["current"], counts["stale"] - before["stale"]) == (1, 1)
     fresh = [item for item in found["results"] if item["key"] == "fresh"]
     assert [item["hop_distance"] for item in fresh] == [1]  # walked in Neo4j, link included
+
+
+def hydrations(graph: GraphStore, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The ids of every memory_hydrate the graph store reads from now on, in order."""
+    read = graph.read
+    seen: list[list[str]] = []
+
+    async def counted(query: str, /, **params: Any) -> list[dict[str, Any]]:
+        if query == "memory_hydrate":
+            seen.append(sorted(params["ids"]))
+        return await read(query, **params)
+
+    monkeypatch.setattr(graph, "read", counted)
+    return seen
+
+
+async def test_a_retrieve_at_an_unchanged_graph_version_reads_no_view_an_earlier_one_read(
+    memories: MemoryService,
+    graph: GraphStore,
+    retrieval: Retrieval,
+    namespace: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    keys = await saved_graph(memories, namespace, random.Random(11))
+    await up_to_date(graph, namespace)
+    asked = RetrieveInput(query=f"memory 4 about {keys[4]}", limit=5)
+    seen = hydrations(graph, monkeypatch)
+    first = await retrieval.retrieve(namespace, asked)
+    read = sorted(memory_id for ids in seen for memory_id in ids)
+    assert {item["id"] for item in first["results"]} <= set(read)
+    seen.clear()
+    again = await retrieval.retrieve(namespace, asked)
+    assert (again, seen) == (first, [])
+
+
+async def _rewritten(memories: MemoryService, namespace: str, keys: list[str]) -> None:
+    await memories.update(namespace, keys[4], UpdateInput(content="memory 4 rewritten"))
+
+
+async def _target_summarised(memories: MemoryService, namespace: str, keys: list[str]) -> None:
+    for key in keys:  # each memory the best one links to gets a summary of its own
+        await memories.update(namespace, key, UpdateInput(summary=f"now {key}"))
+
+
+@pytest.mark.parametrize("write", [_rewritten, _target_summarised, _superseded, _deleted])
+async def test_after_a_write_a_retrieve_shows_what_neo4j_holds_not_the_views_held(
+    memories: MemoryService,
+    graph: GraphStore,
+    retrieval: Retrieval,
+    namespace: str,
+    write: Write,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    keys = await saved_graph(memories, namespace, random.Random(11))
+    asked = RetrieveInput(query=f"memory 4 about {keys[4]}", limit=40)
+    await up_to_date(graph, namespace)
+    await retrieval.retrieve(namespace, asked)
+    await write(memories, namespace, keys)
+    await up_to_date(graph, namespace)
+    seen = hydrations(graph, monkeypatch)
+    found = await retrieval.retrieve(namespace, asked)
+    assert seen  # read again
+    views = await retrieval.reader.hydrate(namespace, [i["id"] for i in found["results"]], True)
+    for item in found["results"]:
+        view = views[item["id"]]
+        shown = {name: view[name] for name in ("key", "title", "summary", "content", "links")}
+        assert {name: item[name] for name in shown} == shown
+        assert view["superseded_by"] is None

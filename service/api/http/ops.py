@@ -18,6 +18,7 @@ from service.api.metrics import (
     observe_context_refreshes,
     observe_link_graphs,
     observe_readiness,
+    observe_view_cache,
 )
 from service.app import Runtime, RuntimeRef
 from service.core.results import CLOSED
@@ -91,12 +92,14 @@ async def readyz(request: Request) -> JSONResponse:
     responses={200: {"content": {CONTENT_TYPE_LATEST: {"schema": PROMETHEUS_TEXT}}}},
 )
 async def metrics(request: Request) -> Response:
-    """Prometheus metrics (the context backlog and the link graph counts read at the scrape)."""
+    """Prometheus metrics (context backlog, link graph and view cache counts read at the scrape)."""
     ref: RuntimeRef = request.app.state.runtime_ref
     rt = ref.get()
     with contextlib.suppress(BackendUnavailable):
         await context_backlog(rt)
     observe_link_graphs(rt.graph.link_graphs.counts, rt.graph.link_graphs.held)
+    views = rt.retrieval.context.views
+    observe_view_cache(views.counts, views.used)
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
 

@@ -26,6 +26,7 @@ from service.core.read.fusion import (
     single_channel,
 )
 from service.core.read.reranking import rerank
+from service.core.read.view_cache import ViewCache
 from service.core.read.walk import Reached
 from service.core.results import ContextItem, ContextResult, MemoryView
 from service.core.search_inputs import RetrieveInput, parse_sort_by
@@ -94,6 +95,7 @@ class ContextRetriever:
             saturation=settings.search.bm25_saturation,
         )
         self.rerank_top = fusion.rerank_top
+        self.views = ViewCache(int(settings.search.view_cache_mb * 2**20))
         self.reranker: CrossEncoder | None = (
             shared_cross_encoder(settings.embedding.threads) if fusion.rerank_top > 0 else None
         )
@@ -117,7 +119,7 @@ class ContextRetriever:
             # the walk's memories replace the channels' hits).
             best = keep_best(list(candidates.values()), created, params.limit)
             ids = [] if plan.walk_only else [c.id for c in best]
-            hydrating = asyncio.create_task(self._hydrate(namespace, ids, params.sortLinks))
+            hydrating = asyncio.create_task(self._hydrate(namespace, ids, params.sortLinks, graph))
             try:
                 candidates = await self._with_graph(
                     namespace,
@@ -139,7 +141,7 @@ class ContextRetriever:
         ranked = keep_best(admitted, created, len(admitted))
         reranker = self.reranker if plan.reranks else None
         wanted = max(params.limit, self.rerank_top) if reranker else params.limit
-        kept, views, dropped = await self._kept(namespace, ranked, wanted, params, early)
+        kept, views, dropped = await self._kept(namespace, ranked, wanted, params, early, graph)
         if reranker is not None:
             try:
                 await rerank(reranker, params.query, kept, views)
@@ -165,6 +167,7 @@ class ContextRetriever:
         wanted: int,
         params: RetrieveInput,
         early: Mapping[str, MemoryView],
+        graph: LinkGraph | None,
     ) -> tuple[list[Candidate], Mapping[str, MemoryView], int]:
         """The `wanted` best that still exist and, unless `include_superseded`, are current
         (a vector written before a delete or a supersession can outlive it for a moment): the
@@ -177,7 +180,7 @@ class ContextRetriever:
             batch = ranked[start : start + wanted - len(kept)]
             start += len(batch)
             ids = [c.id for c in batch]
-            views = await self._views(namespace, ids, params.sortLinks, views)
+            views = await self._views(namespace, ids, params.sortLinks, views, graph)
             for candidate in batch:
                 view = views.get(candidate.id)
                 if view is None or not (params.include_superseded or view["superseded_by"] is None):
@@ -187,16 +190,35 @@ class ContextRetriever:
         return kept, views, dropped
 
     async def _views(
-        self, namespace: str, ids: list[str], sort: bool, early: Mapping[str, MemoryView]
+        self,
+        namespace: str,
+        ids: list[str],
+        sort: bool,
+        early: Mapping[str, MemoryView],
+        graph: LinkGraph | None,
     ) -> Mapping[str, MemoryView]:
         """The kept memories' views: those hydrated while the graph walked (in hybrid, the best
         before the walk: all of the kept ones in 3 retrieves of 4 on the 10k benchmark store),
         then the rest in one more round trip."""
         missing = [memory_id for memory_id in ids if memory_id not in early]
-        return {**early, **await self._hydrate(namespace, missing, sort)} if missing else early
+        if not missing:
+            return early
+        return {**early, **await self._hydrate(namespace, missing, sort, graph)}
 
-    async def _hydrate(self, namespace: str, ids: list[str], sort: bool) -> dict[str, MemoryView]:
-        return await self.reader.hydrate(namespace, ids, sort) if ids else {}
+    async def _hydrate(
+        self, namespace: str, ids: list[str], sort: bool, graph: LinkGraph | None
+    ) -> dict[str, MemoryView]:
+        """The views of `ids`. With `graph` (the namespace's link graph, current at the version
+        this retrieve read), those held at that version, the others read and then held."""
+        if graph is None:
+            return await self.reader.hydrate(namespace, ids, sort) if ids else {}
+        held = self.views.get(namespace, graph.version, ids, sort)
+        missing = [memory_id for memory_id in ids if memory_id not in held]
+        if not missing:
+            return held
+        read = await self.reader.hydrate(namespace, missing, sort)
+        self.views.put(namespace, graph.version, read, sort)
+        return {**held, **read}
 
     async def _run_channels(
         self, namespace: str, query: str, flt: MemoryFilters, plan: ModePlan, warnings: list[str]
