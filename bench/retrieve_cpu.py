@@ -7,7 +7,8 @@ retrieve stops falling by more than a tenth (Neo4j's JIT), then `--rounds` round
 retrieves, each query its own. Every round runs its queries twice, the two ways in turn: with
 the service's view cache (`views_held`) and with none (`views_read`: every retrieve reads its
 memories from Neo4j). Per retrieve and way: p50 and p95 wall time, the CPU of this process (the
-service's part: its event loop and Qdrant Edge's threads) and of Neo4j.
+service's part: its event loop and Qdrant Edge's threads) and of Neo4j; and what the cache held
+at the end and the share of the timed retrieves' views it held.
 
 Run: `python -m bench.retrieve_cpu [--size 2000] [--rounds 6]`; writes
 bench/results/retrieve_cpu_<size>.json.
@@ -123,15 +124,20 @@ async def measure(
                 break
         first = WARM_UP * MAX_WARM_ROUNDS
         timed = {way: Timed(retrieval, neo4j_stat) for way, retrieval in ways.items()}
+        views = ways["views_held"].context.views
+        before = dict(views.counts)
         for number, start in enumerate(range(first, first + ROUND * rounds, ROUND)):
             for way in WAYS if number % 2 == 0 else WAYS[::-1]:
                 await timed[way].run(asked[start : start + ROUND])
-        held_mb = ways["views_held"].context.views.used / 2**20
+        held, read = (views.counts[outcome] - before[outcome] for outcome in ("held", "read"))
     return {
         "size": size,
         "warm_up_cpu_ms_per_call": warm_up,
         **{way: timed[way].results() for way in WAYS},
-        "views_held_mb": round(held_mb, 2),
+        "view_cache": {
+            "mb": round(views.used / 2**20, 2),
+            "share_of_views_asked": round(held / (held + read), 3),
+        },
     }
 
 

@@ -17,7 +17,8 @@ from service.stores.link_graph import LinkGraph, LinkGraphs
 CYPHER = Path(__file__).resolve().parents[2] / "cypher"
 # Writes that change neither a memory's walk fields (key, type, tags, score, created_at,
 # superseded_by) nor a LINK: access times, vector and context states, locks, tombstones,
-# SUPERSEDES relationships, migrations.
+# SUPERSEDES relationships, migrations. None changes what retrieve_context's views show either
+# (service/core/read/view_cache.py): every other write moves the version they are held at.
 NOT_GRAPH_WRITES = {
     "context_claim",
     "context_mark_missing",

@@ -13,8 +13,10 @@ V2 = ("token-2", 3, 2, 900)
 
 def view(memory_id: str, content: str = "text", links: int = 0, **fields: Any) -> MemoryView:
     link = {"key": "to", "summary": "sum"}
-    shown: dict[str, Any] = {"id": memory_id, "key": memory_id, "title": "", "summary": "", "content": content,
-             "tags": [], "metadata": {}, "links": [link] * links, **fields}  # fmt: skip
+    shown: dict[str, Any] = {
+        "id": memory_id, "key": memory_id, "title": "", "summary": "", "content": content,
+        "tags": [], "metadata": {}, "links": [link] * links, **fields,
+    }  # fmt: skip
     return cast(MemoryView, shown)
 
 
