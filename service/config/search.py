@@ -80,8 +80,8 @@ class SearchSettings(BaseModel):
         ge=0.0,
         le=4096.0,
         description="Memories retrieve_context holds in process between retrieves, valid while "
-        "their namespace's link graph is unchanged (estimated MB); 0: every retrieve reads them "
-        "from Neo4j.",
+        "their namespace's link graph is unchanged (MiB, estimated); 0: every retrieve reads "
+        "them from Neo4j.",
     )
     context_neighbours: int = Field(
         default=2, ge=0, le=20, description="Strongest neighbours in a memory's context text."

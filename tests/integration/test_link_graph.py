@@ -14,7 +14,7 @@ import pytest
 from service.core.memories import MemoryService
 from service.core.models import SaveInput, UpdateInput
 from service.core.read.retrieval import Retrieval
-from service.core.search_inputs import RetrieveInput
+from service.core.search_inputs import RetrieveInput, RetrieveMode
 from service.filters import MemoryFilters
 from service.stores.graph_store import GraphStore
 from service.stores.link_graph import LinkGraph
@@ -211,20 +211,22 @@ def hydrations(graph: GraphStore, monkeypatch: pytest.MonkeyPatch) -> list[list[
     return seen
 
 
+@pytest.mark.parametrize("mode", ["hybrid", "graph"])
 async def test_a_retrieve_at_an_unchanged_graph_version_reads_no_view_an_earlier_one_read(
     memories: MemoryService,
     graph: GraphStore,
     retrieval: Retrieval,
     namespace: str,
+    mode: RetrieveMode,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     keys = await saved_graph(memories, namespace, random.Random(11))
     await up_to_date(graph, namespace)
-    asked = RetrieveInput(query=f"memory 4 about {keys[4]}", limit=5)
+    asked = RetrieveInput(query=f"memory 4 about {keys[4]}", limit=5, search_mode=mode)
     seen = hydrations(graph, monkeypatch)
     first = await retrieval.retrieve(namespace, asked)
     read = sorted(memory_id for ids in seen for memory_id in ids)
-    assert {item["id"] for item in first["results"]} <= set(read)
+    assert len(first["results"]) == 5 and {item["id"] for item in first["results"]} <= set(read)
     seen.clear()
     again = await retrieval.retrieve(namespace, asked)
     assert (again, seen) == (first, [])
@@ -239,7 +241,14 @@ async def _target_summarised(memories: MemoryService, namespace: str, keys: list
         await memories.update(namespace, key, UpdateInput(summary=f"now {key}"))
 
 
-@pytest.mark.parametrize("write", [_rewritten, _target_summarised, _superseded, _deleted])
+SHOWN = ("key", "title", "summary", "content", "type", "tags", "created_at", "links")
+
+
+@pytest.mark.parametrize(
+    "write",
+    [_rewritten, _target_summarised, _retagged, _new_linked, _reweighted, _unlinked, _superseded,
+     _deleted],
+)  # fmt: skip
 async def test_after_a_write_a_retrieve_shows_what_neo4j_holds_not_the_views_held(
     memories: MemoryService,
     graph: GraphStore,
@@ -249,17 +258,18 @@ async def test_after_a_write_a_retrieve_shows_what_neo4j_holds_not_the_views_hel
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     keys = await saved_graph(memories, namespace, random.Random(11))
+    if write is _unlinked:
+        await memories.link(namespace, keys[2], keys[5], 0.5, "removable")
     asked = RetrieveInput(query=f"memory 4 about {keys[4]}", limit=40)
     await up_to_date(graph, namespace)
-    await retrieval.retrieve(namespace, asked)
+    before = {item["id"] for item in (await retrieval.retrieve(namespace, asked))["results"]}
     await write(memories, namespace, keys)
     await up_to_date(graph, namespace)
     seen = hydrations(graph, monkeypatch)
     found = await retrieval.retrieve(namespace, asked)
-    assert seen  # read again
+    assert before & {memory_id for ids in seen for memory_id in ids}  # held ones read again
     views = await retrieval.reader.hydrate(namespace, [i["id"] for i in found["results"]], True)
     for item in found["results"]:
         view = views[item["id"]]
-        shown = {name: view[name] for name in ("key", "title", "summary", "content", "links")}
-        assert {name: item[name] for name in shown} == shown
-        assert view["superseded_by"] is None
+        assert {name: item[name] for name in SHOWN} == {name: view[name] for name in SHOWN}
+        assert (item["memory_score"], view["superseded_by"]) == (view["score"], None)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from sys import getsizeof
 from typing import Any, cast
 
-from service.core.read.view_cache import LINK_BYTES, VIEW_BYTES, ViewCache, view_bytes
+from service.core.read.view_cache import LINK_BYTES, VIEW_BYTES, ViewCache, deep_size, view_bytes
 from service.core.results import MemoryView
 
 V1 = ("token-1", 3, 2, 900)
@@ -15,7 +16,7 @@ def view(memory_id: str, content: str = "text", links: int = 0, **fields: Any) -
     link = {"key": "to", "summary": "sum"}
     shown: dict[str, Any] = {
         "id": memory_id, "key": memory_id, "title": "", "summary": "", "content": content,
-        "tags": [], "metadata": {}, "links": [link] * links, **fields,
+        "tags": [], "metadata": {}, "supersedes": [], "links": [link] * links, **fields,
     }  # fmt: skip
     return cast(MemoryView, shown)
 
@@ -28,6 +29,14 @@ def test_a_view_is_served_only_at_the_version_and_for_the_link_order_it_was_read
     assert cache.get("ns", V1, ["a"], sort=False) == {}
     assert cache.get("other", V1, ["a"], sort=True) == {}
     assert cache.counts == {"held": 2, "read": 5}
+
+
+def test_without_a_version_nothing_is_held_and_every_view_counts_as_read() -> None:
+    cache = ViewCache(100_000)
+    cache.put("ns", V1, {"a": view("a")}, sort=True)
+    cache.put("ns", None, {"b": view("b")}, sort=True)
+    assert cache.get("ns", None, ["a", "b"], sort=True) == {}
+    assert (cache.counts, cache.used) == ({"held": 0, "read": 2}, view_bytes(view("a")))
 
 
 def test_a_view_read_again_replaces_the_one_held() -> None:
@@ -49,10 +58,12 @@ def test_the_least_recently_used_go_first_beyond_the_budget() -> None:
     assert cache.used == 2 * one
 
 
-def test_a_view_bigger_than_the_budget_is_not_held() -> None:
-    cache = ViewCache(VIEW_BYTES + 100)
-    cache.put("ns", V1, {"big": view("big", "x" * 200), "s": view("s")}, sort=True)
+def test_a_view_bigger_than_the_budget_is_not_held_and_drops_the_one_it_replaces() -> None:
+    cache = ViewCache(VIEW_BYTES + 500)
+    cache.put("ns", V1, {"big": view("big"), "s": view("s")}, sort=True)
+    cache.put("ns", V2, {"big": view("big", "x" * 500)}, sort=True)
     assert list(cache.get("ns", V1, ["big", "s"], sort=True)) == ["s"]
+    assert cache.used == view_bytes(view("s"))
 
 
 def test_a_zero_budget_holds_nothing() -> None:
@@ -61,8 +72,14 @@ def test_a_zero_budget_holds_nothing() -> None:
     assert (cache.get("ns", V1, ["a"], sort=True), cache.used) == ({}, 0)
 
 
-def test_a_view_s_size_counts_its_texts_metadata_tags_and_links() -> None:
-    shown = view("k", "content", links=2, title="t", summary="sum", tags=["ab", "c"],
-                 metadata={"x": 1})  # fmt: skip
-    texts = len("content") + len("t") + len("sum") + len("k") + len('{"x": 1}') + len("abc")
-    assert view_bytes(shown) == VIEW_BYTES + texts + 2 * (LINK_BYTES + len("to") + len("sum"))
+def test_a_view_s_size_counts_its_strings_as_stored_its_metadata_whole_and_its_links() -> None:
+    shown = view("k", "日本😀", links=2, title="t", summary="sum", tags=["ab", "c"],
+                 supersedes=["old"], metadata={"x": [1, "y"]})  # fmt: skip
+    strings = sum(map(getsizeof, ["k", "t", "sum", "日本😀", "ab", "c", "old"]))
+    metadata = getsizeof({"x": 0}) + getsizeof("x") + getsizeof([1, "y"]) + getsizeof(1)
+    metadata += getsizeof("y")
+    links = 2 * (LINK_BYTES + getsizeof("to") + getsizeof("sum"))
+    assert view_bytes(shown) == VIEW_BYTES + strings + metadata + links
+    wide = view_bytes(view("k", "😀" * 100)) - view_bytes(view("k", "a" * 100))
+    assert wide >= 300  # four bytes a character, not one
+    assert deep_size({"x": [1, "y"]}) == metadata

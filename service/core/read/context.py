@@ -28,7 +28,7 @@ from service.core.read.fusion import (
 from service.core.read.reranking import rerank
 from service.core.read.view_cache import ViewCache
 from service.core.read.walk import Reached
-from service.core.results import ContextItem, ContextResult, MemoryView
+from service.core.results import ContextItem, ContextResult, LinkView, MemoryView
 from service.core.search_inputs import RetrieveInput, parse_sort_by
 from service.core.switch import require_enabled
 from service.errors import BackendUnavailable
@@ -210,14 +210,13 @@ class ContextRetriever:
     ) -> dict[str, MemoryView]:
         """The views of `ids`. With `graph` (the namespace's link graph, current at the version
         this retrieve read), those held at that version, the others read and then held."""
-        if graph is None:
-            return await self.reader.hydrate(namespace, ids, sort) if ids else {}
-        held = self.views.get(namespace, graph.version, ids, sort)
+        version = graph.version if graph is not None else None
+        held = self.views.get(namespace, version, ids, sort)
         missing = [memory_id for memory_id in ids if memory_id not in held]
         if not missing:
             return held
         read = await self.reader.hydrate(namespace, missing, sort)
-        self.views.put(namespace, graph.version, read, sort)
+        self.views.put(namespace, version, read, sort)
         return {**held, **read}
 
     async def _run_channels(
@@ -397,7 +396,8 @@ def unavailable(name: str, error: BackendUnavailable, warnings: list[str]) -> No
 
 
 def context_item(candidate: Candidate, view: MemoryView) -> ContextItem:
-    """One result of retrieve_context (docs/contract.md §5)."""
+    """One result of retrieve_context (docs/contract.md §5); its lists and links are copies,
+    as the view may be held for later retrieves."""
     return {
         "id": candidate.id,
         "key": view["key"],
@@ -405,7 +405,7 @@ def context_item(candidate: Candidate, view: MemoryView) -> ContextItem:
         "summary": view["summary"],
         "content": view["content"],
         "type": view["type"],
-        "tags": view["tags"],
+        "tags": list(view["tags"]),
         "score": candidate.score,
         "source": candidate.source,
         "scores": dict(candidate.scores),
@@ -413,5 +413,5 @@ def context_item(candidate: Candidate, view: MemoryView) -> ContextItem:
         "path": candidate.path,
         "created_at": view["created_at"],
         "memory_score": view["score"],
-        "links": view["links"],
+        "links": [LinkView(**link) for link in view["links"]],
     }

@@ -5,21 +5,25 @@ Hydrating the 10 memories a retrieve returns cost about a fifth of its CPU, the 
 Neo4j's together (docs/performance-parts.md). The graph version (NamespaceStats) moves with
 every write of a memory, a link or a supersession, which is all a retrieve's view shows, so a
 view read after a retrieve saw version V is never older than V: served to a retrieve that saw V
-too, it is what Neo4j would answer. The views are shared between retrieves, never changed.
+too, it is what Neo4j would answer. Views are handed out as they are held: readers copy what
+they pass on (service/core/read/context.py).
 """
 
 from __future__ import annotations
 
-import json
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Mapping
+from sys import getsizeof
+from typing import Any
 
 from service.core.results import MemoryView
 
-# Python memory of a view beyond its texts, and of each link beyond its key and summary (the
-# objects' sys.getsizeof, summed over views of 250-character texts with 0, 4 and 20 links).
-VIEW_BYTES = 1_150
-LINK_BYTES = 450
+# Python memory of a view's containers and scalars, and of each link's, beyond their strings:
+# against sys.getsizeof over views of 0, 4 and 20 links and texts of 250 characters the
+# estimate reads 2-5% above, and more where views share strings (a third above with emoji and
+# the same metadata keys in each).
+VIEW_BYTES = 780
+LINK_BYTES = 330
 
 
 class ViewCache:
@@ -29,15 +33,16 @@ class ViewCache:
     def __init__(self, budget: int) -> None:
         self._budget = budget
         self._used = 0
-        self.counts = {"held": 0, "read": 0}  # views asked for since the start, by outcome
         self._views: OrderedDict[tuple[str, str, bool], tuple[Hashable, MemoryView, int]] = (
             OrderedDict()
         )
+        self.counts = {"held": 0, "read": 0}  # views asked for since the start, by outcome
 
     def get(
-        self, namespace: str, version: Hashable, ids: Iterable[str], sort: bool
+        self, namespace: str, version: Hashable | None, ids: Iterable[str], sort: bool
     ) -> dict[str, MemoryView]:
-        """The views of `ids` held at `version` (others are left out, to be read)."""
+        """The views of `ids` held at `version` (others are left out, to be read; all of them
+        without a version)."""
         views, touch = self._views, self._views.move_to_end
         found: dict[str, MemoryView] = {}
         asked = 0
@@ -45,7 +50,7 @@ class ViewCache:
             asked += 1
             key = (namespace, memory_id, sort)
             held = views.get(key)
-            if held is not None and held[0] == version:
+            if version is not None and held is not None and held[0] == version:
                 touch(key)
                 found[memory_id] = held[1]
         self.counts["held"] += len(found)
@@ -53,20 +58,21 @@ class ViewCache:
         return found
 
     def put(
-        self, namespace: str, version: Hashable, views: Mapping[str, MemoryView], sort: bool
+        self, namespace: str, version: Hashable | None, views: Mapping[str, MemoryView], sort: bool
     ) -> None:
-        """Hold `views`, read after a graph version read that gave `version`; a view bigger
-        than the whole budget is not held."""
+        """Hold `views`, read after a graph version read that gave `version` (none held without
+        one); a view bigger than the whole budget is not held."""
+        if version is None:
+            return
         for memory_id, view in views.items():
-            size = view_bytes(view)
-            if size > self._budget:
-                continue
             key = (namespace, memory_id, sort)
             replaced = self._views.pop(key, None)
             if replaced is not None:
                 self._used -= replaced[2]
-            self._views[key] = (version, view, size)
-            self._used += size
+            size = view_bytes(view)
+            if size <= self._budget:
+                self._views[key] = (version, view, size)
+                self._used += size
         while self._used > self._budget:
             self._used -= self._views.popitem(last=False)[1][2]
 
@@ -77,10 +83,23 @@ class ViewCache:
 
 
 def view_bytes(view: MemoryView) -> int:
-    """About what a view holds in Python memory: its texts and the fixed cost of its parts."""
-    texts = len(view["content"]) + len(view["title"]) + len(view["summary"]) + len(view["key"])
-    metadata = len(json.dumps(view["metadata"])) if view["metadata"] else 0
+    """About what a view holds in Python memory: its strings as Python stores them (1, 2 or 4
+    bytes a character), its metadata whole, and the fixed cost of its other parts."""
+    strings = sum(map(getsizeof, (view["key"], view["title"], view["summary"], view["content"])))
+    lists = sum(map(getsizeof, view["tags"])) + sum(map(getsizeof, view["supersedes"]))
     links = sum(
-        LINK_BYTES + len(link["key"]) + len(link["summary"] or "") for link in view["links"]
+        LINK_BYTES + getsizeof(link["key"]) + getsizeof(link["summary"] or "")
+        for link in view["links"]
     )
-    return VIEW_BYTES + texts + metadata + sum(map(len, view["tags"])) + links
+    return VIEW_BYTES + strings + lists + deep_size(view["metadata"]) + links
+
+
+def deep_size(value: Any) -> int:
+    """sys.getsizeof of a JSON value and of everything it holds."""
+    if isinstance(value, dict):
+        items: dict[Any, Any] = value  # pyright: ignore[reportUnknownVariableType]
+        return getsizeof(items) + sum(deep_size(k) + deep_size(v) for k, v in items.items())
+    if isinstance(value, list):
+        elements: list[Any] = value  # pyright: ignore[reportUnknownVariableType]
+        return getsizeof(elements) + sum(map(deep_size, elements))
+    return getsizeof(value)
