@@ -16,6 +16,7 @@ from service.app import Runtime, RuntimeRef
 from service.auth import Authenticator
 from service.config import Settings, load_settings
 from service.core.models import SaveInput, memory_view, now_utc
+from service.core.read.view_cache import ViewCache
 from service.core.refs import asked_refs
 from service.core.results import (
     BatchResult,
@@ -99,9 +100,16 @@ def _empty_page(limit: int) -> dict[str, Any]:
     }
 
 
+class FakeContextRetriever:
+    """retrieve_context's side the metrics read: a view cache holding nothing."""
+
+    views: ClassVar[ViewCache] = ViewCache(0)
+
+
 @dataclass
 class FakeRetrieval:
     memories: FakeMemories
+    context: FakeContextRetriever = field(default_factory=FakeContextRetriever)
 
     async def search(self, namespace: str, params: SearchInput) -> dict[str, Any]:
         self.memories.require_enabled()
