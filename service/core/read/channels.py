@@ -3,6 +3,7 @@ weighted breadth-first walk over LINK edges. Filters are applied inside every ch
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import (
     Awaitable,
@@ -34,6 +35,7 @@ _TOKEN = re.compile(r"[^\s,;]+")
 # The fulltext channels of retrieve_context and their statements when looked up alone.
 LEXICAL_INDEXES = {"keyword": "search_fulltext", "keyword_context": "search_context_fulltext"}
 
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 Hit = tuple[str, float, int | None]  # memory id, channel score, created_at (epoch ms)
 
@@ -360,3 +362,18 @@ def _kv_hits(rows: Sequence[Mapping[str, Any]]) -> list[Hit]:
 def cosine_hits(hits: Sequence[VectorHit]) -> list[Hit]:
     """Vector hits as channel hits: cosines below 0 count as 0."""
     return [(hit.id, max(0.0, hit.score), hit.created_at_ms) for hit in hits]
+
+
+async def guarded(name: str, run: Callable[[], Awaitable[T]], warnings: list[str]) -> T | None:
+    """A channel's result, or None and a warning when its backend is down (the others go on)."""
+    try:
+        return await run()
+    except BackendUnavailable as error:
+        unavailable(name, error, warnings)
+        return None
+
+
+def unavailable(name: str, error: BackendUnavailable, warnings: list[str]) -> None:
+    """Log a channel's failure and tell the caller in `warnings`."""
+    log.warning("channel %s failed: %s", name, error.message)
+    warnings.append(f"{name} channel unavailable: {error.message}")

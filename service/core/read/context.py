@@ -8,11 +8,10 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 from service.config import Settings
 from service.core.hydration import MemoryReader
-from service.core.read.channels import Channels, Hit, WalkPruning
+from service.core.read.channels import Channels, Hit, WalkPruning, guarded, unavailable
 from service.core.read.fulltext import free_text_query, searched_word_count
 from service.core.read.fusion import (
     Candidate,
@@ -38,7 +37,6 @@ from service.stores.link_graph import LinkGraph
 from service.stores.reranker import CrossEncoder, shared_cross_encoder
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 CONTEXT_CHANNELS = ("vector_context", "keyword_context")
 LEXICAL_CHANNELS = ("keyword", "keyword_context", "kv")
@@ -378,21 +376,6 @@ def add_graph(candidate: Candidate, reached: Reached) -> None:
     candidate.scores["graph"] = graph_score(reached.hops)
     candidate.hop_distance, candidate.path = reached.hops, reached.path
     candidate.graph_evidence = graph_evidence(reached.path_value, reached.hops)
-
-
-async def guarded(name: str, run: Callable[[], Awaitable[T]], warnings: list[str]) -> T | None:
-    """A channel's result, or None and a warning when its backend is down (the others go on)."""
-    try:
-        return await run()
-    except BackendUnavailable as error:
-        unavailable(name, error, warnings)
-        return None
-
-
-def unavailable(name: str, error: BackendUnavailable, warnings: list[str]) -> None:
-    """Log a channel's failure and tell the caller in `warnings`."""
-    log.warning("channel %s failed: %s", name, error.message)
-    warnings.append(f"{name} channel unavailable: {error.message}")
 
 
 def context_item(candidate: Candidate, view: MemoryView) -> ContextItem:
