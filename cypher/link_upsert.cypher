@@ -1,15 +1,19 @@
 // Create or update LINK edges from one memory (one per source, target and type) to targets
 // named by ref: a memory id, else a key of $namespace. New links are counted in the
 // namespace's counters. Returns the refs that name no memory, in the order given: the caller
-// rolls the transaction back when there are any.
+// rolls the transaction back when there are any; and the namespace's graph version before and
+// after, with the weights of every link between the source and each target found, either way
+// (what a process advances its link graph snapshot with, link_graph.py).
 // @include lock_namespace
+// @include namespace_graph_version
+WITH [version, memories, links, size_bytes] AS graph_version_before
 MATCH (source:Memory {id: $source_id})
 UNWIND $links AS link
 OPTIONAL MATCH (by_id:Memory {id: toLower(link.target)})
 WHERE by_id.namespace = $namespace
 OPTIONAL MATCH (by_key:Memory {namespace: $namespace, key: link.target})
-WITH source, link, coalesce(by_id, by_key) AS target
-WITH source,
+WITH graph_version_before, source, link, coalesce(by_id, by_key) AS target
+WITH graph_version_before, source,
      collect(CASE WHEN target IS NULL THEN link.target END) AS missing,
      collect(CASE WHEN target IS NOT NULL THEN {link: link, target: target} END) AS found
 CALL (source, found) {
@@ -33,4 +37,11 @@ CALL (source, found) {
     SET s.links = coalesce(s.links, 0) + added, s.graph_version = randomUUID()
   }
 }
-RETURN missing
+CALL (source, found) {
+  UNWIND found AS row
+  WITH DISTINCT row.target AS target
+  RETURN collect([target.id, [(source)-[r:LINK]-(target) | r.weight]]) AS pairs
+}
+MATCH (after:NamespaceStats {namespace: $namespace})
+RETURN missing, graph_version_before, pairs,
+       [after.graph_version, after.memories, after.links, after.size_bytes] AS graph_version

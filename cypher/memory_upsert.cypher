@@ -46,11 +46,12 @@ CALL (m, created, old_size, sessions_before, sessions_after) {
       s.links = coalesce(s.links, 0),
       s.sessions = coalesce(s.sessions, 0) + sessions_after - sessions_before,
       s.graph_version = randomUUID()
-  RETURN s.size_bytes + 64 * s.links AS db_size_bytes
+  RETURN s.size_bytes + 64 * s.links AS db_size_bytes,
+         [s.graph_version, s.memories, s.links, s.size_bytes] AS graph_version
 }
 // A changed text changes its own context and every context that reads it (context_claim):
 // its neighbours', and theirs through neighbours of at most 5 links.
-WITH m, changed, db_size_bytes
+WITH m, changed, db_size_bytes, graph_version
 CALL (m, changed) {
   WITH m WHERE changed
   SET m.context_state = 'pending', m.context_seq = coalesce(m.context_seq, 0) + 1,
@@ -58,5 +59,9 @@ CALL (m, changed) {
   WITH m
   // @include mark_text_readers
 }
+// The namespace's graph version after this write, and the memory as a link graph snapshot holds
+// it (link_graph_memories): what a process advances its snapshot with (link_graph.py).
 RETURN m.vector_state STARTS WITH 'pending' AS vector_pending, m.superseded_by IS NOT NULL AS superseded,
-       db_size_bytes
+       db_size_bytes, graph_version,
+       [m.id, m.key, m.type, m.tags, m.score, m.created_at.epochMillis,
+        m.superseded_by IS NOT NULL] AS walk

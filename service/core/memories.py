@@ -40,6 +40,7 @@ from service.core.write.saving import MemorySaver
 from service.errors import (
     NotFound,
 )
+from service.stores.link_graph import GraphWrite
 
 log = logging.getLogger(__name__)
 
@@ -171,6 +172,8 @@ class MemoryService:
         )
         if not linked or linked[0]["missing"]:  # deleted since it was resolved
             raise NotFound(f"Memory not found: {target if linked else source}")
+        written = GraphWrite.of_links(linked[0], source_id)
+        self.stores.graph.link_graphs.advance(namespace, written)
         rows = await self.stores.graph.read(
             "link_get", source_id=source_id, target_id=target_id, type=link_type
         )

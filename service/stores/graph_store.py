@@ -297,7 +297,8 @@ class GraphStore:
         return plan or {}
 
     async def migrate(self) -> list[str]:
-        """Apply schema files whose checksum is not recorded yet; idempotent."""
+        """Apply schema files whose checksum is not recorded yet; idempotent. After any, every
+        namespace's graph version moves: what processes hold of the graph is read again."""
         applied: list[str] = []
         for name, statements in self._library.migrations():
             checksum = hashlib.sha256("\n;".join(statements).encode()).hexdigest()
@@ -313,6 +314,8 @@ class GraphStore:
             await self.write("migration_record", name=name, checksum=checksum)
             applied.append(name)
             log.info("applied schema migration %s", name)
+        if applied:
+            await self.write("graph_versions_move")
         await self._await_indexes()
         return applied
 

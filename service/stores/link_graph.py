@@ -4,18 +4,22 @@ as a snapshot, answering `graph_walk` and `graph_neighbors` with the rows Neo4j 
 A snapshot is used only while the namespace's `graph_version` (NamespaceStats, moved by every
 statement that changes a memory's walk fields or a link) equals the one it was loaded at, so
 every writer, in this process or another, makes it stale; a stale one is loaded again in the
-background and the walk meanwhile runs in Neo4j.
+background and the walk meanwhile runs in Neo4j. A save or a link of this process advances the
+snapshot instead, with what its statements returned (`GraphWrite`), when it started from the
+snapshot's version.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import reduce
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -31,19 +35,57 @@ Probe = Callable[..., Awaitable[list[Row]]]
 ReadTogether = Callable[[Sequence[tuple[str, Mapping[str, Any]]]], Awaitable[list[list[Row]]]]
 # key, id, strongest link weight (None: no weight stored), that weight's value in the walk
 Neighbour = tuple[str, str, Any, float]
+_LINEAGES = itertools.count()
+
+
+@dataclass(frozen=True)
+class GraphWrite:
+    """What one transaction wrote to a namespace's graph, as its statements returned it: the
+    graph version it started from (read under the namespace's lock) and the one it left; the
+    memory it wrote, as `link_graph_memories` reads it; the source of the links it wrote and,
+    for each target, the weights of every link between the two."""
+
+    before: tuple[Any, ...]
+    after: tuple[Any, ...]
+    memory: Sequence[Any] | None = None
+    source: str | None = None
+    pairs: Sequence[tuple[str, Sequence[Any]]] = ()
+
+    @classmethod
+    def of_links(cls, row: Row, source: str) -> GraphWrite:
+        """The write of a `link_upsert` row, whose links go from `source`."""
+        pairs = [(target, weights) for target, weights in row["pairs"]]
+        return cls(
+            tuple(row["graph_version_before"]), tuple(row["graph_version"]), None, source, pairs
+        )
+
+    def then(self, later: GraphWrite) -> GraphWrite | None:
+        """This write and a later one of the same transaction as one (a memory, then its
+        links); None if the later one did not start where this one left the graph."""
+        if later.before != self.after:
+            return None
+        memory = later.memory if later.memory is not None else self.memory
+        return GraphWrite(self.before, later.after, memory, later.source, later.pairs)
 
 
 @dataclass(frozen=True)
 class LinkGraph:
     """One namespace's link graph at `version`: each memory's walk fields ([key, type, tags,
     score, created ms]), whether it is superseded, and its neighbours over LINK in either
-    direction ordered by key, each with the strongest weight of the links between the two."""
+    direction ordered by key, each with the strongest weight of the links between the two.
+
+    A loaded snapshot starts a lineage; each snapshot advanced from it (`advanced`) is one step
+    further (`step`), and `touched` tells, for the lineage, the last step at which each memory
+    or a neighbour of it was written: what the views held between retrieves are checked with."""
 
     version: tuple[Any, ...]
     fields: Mapping[str, tuple[Any, ...]]
     superseded: Mapping[str, bool]
     neighbours: Mapping[str, Sequence[Neighbour]]
     size: int  # memories plus neighbour entries: what the snapshot holds
+    lineage: int = field(default_factory=lambda: next(_LINEAGES))
+    step: int = 0
+    touched: dict[str, int] = field(default_factory=dict[str, int], repr=False, compare=False)
 
     @classmethod
     def build(
@@ -77,6 +119,59 @@ class LinkGraph:
         }
         size = len(fields) + sum(len(found) for found in neighbours.values())
         return cls(version, fields, superseded, neighbours, size)
+
+    def advanced(self, write: GraphWrite) -> LinkGraph | None:
+        """This snapshot with `write` applied, as a load at `write.after` would read it; None
+        when the write names a memory the snapshot does not hold. Only the neighbour lists the
+        write changed are built again (a memory's, its targets', and, when its key changed,
+        its neighbours', which are ordered by key)."""
+        fields, superseded = dict(self.fields), dict(self.superseded)
+        rebuilt: set[str] = set()
+        touched: set[str] = set()
+        if write.memory is not None:
+            memory_id, *walk_fields, is_superseded = write.memory
+            before = fields.get(memory_id)
+            fields[memory_id] = tuple(walk_fields)
+            superseded[memory_id] = bool(is_superseded)
+            around = {n for _, n, *_ in self.neighbours.get(memory_id, ())}
+            touched |= {memory_id, *around}
+            if before is not None and before[0] != walk_fields[0]:
+                rebuilt |= around
+        weights = self._linked(write, fields)
+        if weights is None:
+            return None
+        touched |= weights.keys()
+        neighbours = dict(self.neighbours)
+        size = self.size + len(fields) - len(self.fields)
+        for memory_id in rebuilt | weights.keys():
+            known = weights[memory_id] if memory_id in weights else self._weights_of(memory_id)
+            size += len(known) - len(neighbours.get(memory_id, ()))
+            listed = ((fields[n][0], n, w, _valued(w)) for n, w in known.items())
+            neighbours[memory_id] = sorted(listed, key=_by_key)
+        step = self.step + 1
+        self.touched.update(dict.fromkeys(touched, step))
+        return LinkGraph(
+            write.after, fields, superseded, neighbours, size, self.lineage, step, self.touched
+        )
+
+    def _linked(
+        self, write: GraphWrite, fields: Mapping[str, Any]
+    ) -> dict[str, dict[str, Any]] | None:
+        """The link ends of `write`, each with its neighbours' strongest weights after it (the
+        links a save or a link writes are created or reweighted, never removed); None if an end
+        is not in `fields`."""
+        weights: dict[str, dict[str, Any]] = {}
+        source = write.source
+        for target, found in write.pairs:
+            if source is None or source not in fields or target not in fields:
+                return None
+            strongest = reduce(_stronger, found, None)  # found: at least the link just written
+            for one, other in ((source, target), (target, source)):
+                weights.setdefault(one, self._weights_of(one))[other] = strongest
+        return weights
+
+    def _weights_of(self, memory_id: str) -> dict[str, Any]:
+        return {n: w for _, n, w, _ in self.neighbours.get(memory_id, ())}
 
     def walk(
         self,
@@ -167,7 +262,7 @@ class LinkGraphs:
         self._graphs: OrderedDict[str, LinkGraph] = OrderedDict()
         self._loading: dict[str, asyncio.Task[None]] = {}
         self._namespaces: dict[str, _Namespace] = {}
-        self.counts = {"current": 0, "stale": 0, "loaded": 0, "discarded": 0}
+        self.counts = {"current": 0, "stale": 0, "loaded": 0, "discarded": 0, "advanced": 0}
 
     async def current(self, namespace: str) -> LinkGraph | None:
         """The namespace's snapshot when it is up to date (one version read); otherwise None,
@@ -210,6 +305,22 @@ class LinkGraphs:
             task.add_done_callback(lambda _: self._loading.pop(namespace, None))
         self._forget_idle()
         return None
+
+    def advance(self, namespace: str, write: GraphWrite) -> None:
+        """After `write` committed: the namespace's snapshot advanced by it when the write
+        started from the snapshot's version (no other write came between); otherwise the
+        snapshot stays as it is, stale, and loads again as usual."""
+        graph = self._graphs.get(namespace)
+        if graph is None or graph.version != write.before:
+            return
+        advanced = graph.advanced(write)
+        if advanced is None:
+            return
+        self._graphs[namespace] = advanced
+        self.held += advanced.size - graph.size
+        self.counts["advanced"] += 1
+        while self.held > self.capacity:
+            self._drop(next(iter(self._graphs)))
 
     async def close(self) -> None:
         """Stop the loads in flight."""

@@ -170,7 +170,9 @@ class FakeContext:
 class FakeLinkGraphs:
     """The graph walk's snapshots: none held, none looked up yet."""
 
-    counts: ClassVar[dict[str, int]] = {"current": 0, "stale": 0, "loaded": 0, "discarded": 0}
+    counts: ClassVar[dict[str, int]] = {
+        "current": 0, "stale": 0, "loaded": 0, "discarded": 0, "advanced": 0,
+    }  # fmt: skip
     held = 0
 
 

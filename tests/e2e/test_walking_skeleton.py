@@ -41,7 +41,7 @@ async def test_healthz_and_metrics_answer(http_api: HttpApi) -> None:
     assert "mnemograph_context_oldest_wait_seconds" in metrics
     for outcome in ("approximated", "averaged", "embedded", "kept"):
         assert f'mnemograph_context_refreshes{{outcome="{outcome}"}}' in metrics
-    for outcome in ("current", "stale", "loaded", "discarded"):
+    for outcome in ("current", "stale", "loaded", "discarded", "advanced"):
         assert f'mnemograph_link_graph{{outcome="{outcome}"}}' in metrics
     assert "mnemograph_link_graph_items" in metrics
     for outcome in ("held", "read"):

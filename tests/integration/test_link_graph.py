@@ -1,21 +1,27 @@
 """The graph walk in process (service/stores/link_graph.py) against Neo4j: for one namespace's
-graph, the snapshot answers graph_walk and graph_neighbors with exactly the rows Neo4j returns,
-and every write of the graph makes it stale until it is loaded again."""
+graph, the snapshot answers graph_walk and graph_neighbors with exactly the rows Neo4j returns;
+a save or a link of this process advances it to what a load would read, and every other write
+of the graph (another process's, a delete, a supersession, a removed link) makes it stale until
+it is loaded again."""
 
 from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
+import pytest_asyncio
 
+from service.config import Settings
 from service.core.memories import MemoryService
 from service.core.models import SaveInput, UpdateInput
 from service.core.read.retrieval import Retrieval
 from service.core.search_inputs import RetrieveInput, RetrieveMode
+from service.core.stores import Stores
 from service.filters import MemoryFilters
+from service.stores.cypher_library import CypherLibrary
 from service.stores.graph_store import GraphStore
 from service.stores.link_graph import LinkGraph
 
@@ -36,6 +42,28 @@ KEY_PARTS = (
 )
 SIZE = 40
 LINK_TYPES = ("related", "depends", "cites")
+
+
+@pytest_asyncio.fixture
+async def elsewhere(settings: Settings, memories: MemoryService) -> AsyncIterator[MemoryService]:
+    """The memory service of another process: its own Neo4j driver and link graphs."""
+    store = GraphStore(settings.neo4j, settings.neo4j.uri, CypherLibrary())
+    stores = memories.stores
+    service = MemoryService(
+        settings, Stores(store, stores.vectors, stores.embedder, stores.context_vectors)
+    )
+    yield service
+    await service.close()
+    await store.close()
+
+
+async def loaded_now(graph: GraphStore, namespace: str) -> LinkGraph:
+    """The namespace's graph as a load reads it now."""
+    version = (await graph.read("graph_version", namespace=namespace))[0]
+    memories = (await graph.read("link_graph_memories", namespace=namespace))[0]["memories"]
+    links = (await graph.read("link_graph_links", namespace=namespace))[0]["links"]
+    token = (version["version"], version["memories"], version["links"], version["size_bytes"])
+    return LinkGraph.build(token, memories, links)
 
 
 async def up_to_date(graph: GraphStore, namespace: str) -> LinkGraph:
@@ -144,22 +172,63 @@ async def _deleted(memories: MemoryService, namespace: str, keys: list[str]) -> 
     await memories.delete(namespace, keys=[keys[0], keys[11]])
 
 
-@pytest.mark.parametrize(
-    "write", [_new_linked, _retagged, _reweighted, _unlinked, _superseded, _deleted]
-)
-async def test_every_write_of_the_graph_makes_the_snapshot_stale_until_loaded_again(
+async def _renamed(memories: MemoryService, namespace: str, keys: list[str]) -> None:
+    await memories.update(namespace, keys[6], UpdateInput(key="0-first-now", content="renamed"))
+
+
+async def _rewritten(memories: MemoryService, namespace: str, keys: list[str]) -> None:
+    await memories.update(namespace, keys[4], UpdateInput(content="memory 4 rewritten"))
+
+
+ADVANCING = [_new_linked, _retagged, _reweighted, _renamed, _rewritten]
+
+
+@pytest.mark.parametrize("write", ADVANCING)
+async def test_a_save_or_a_link_of_this_process_advances_the_snapshot_to_what_a_load_reads(
     memories: MemoryService, graph: GraphStore, namespace: str, write: Write
+) -> None:
+    rng = random.Random(33)
+    keys = await saved_graph(memories, namespace, rng)
+    before = await up_to_date(graph, namespace)
+    loads = graph.link_graphs.counts["loaded"]
+    await write(memories, namespace, keys)
+    after = await graph.link_graph(namespace)
+    assert after is not None and after.step == before.step + 1
+    loaded = await loaded_now(graph, namespace)
+    assert (after.version, after.fields, after.superseded) == (
+        loaded.version,
+        loaded.fields,
+        loaded.superseded,
+    )
+    assert (after.neighbours, after.size) == (loaded.neighbours, loaded.size)
+    assert after.version[0] != before.version[0]
+    assert graph.link_graphs.counts["loaded"] == loads
+    assert await assert_walks_agree(graph, namespace, after, rng) > 0
+
+
+@pytest.mark.parametrize(
+    ("write", "by_another_process"),
+    [*((w, True) for w in ADVANCING), *((w, False) for w in (_unlinked, _superseded, _deleted))],
+)
+async def test_every_other_write_of_the_graph_makes_the_snapshot_stale_until_loaded_again(
+    memories: MemoryService,
+    elsewhere: MemoryService,
+    graph: GraphStore,
+    namespace: str,
+    write: Write,
+    by_another_process: bool,
 ) -> None:
     rng = random.Random(33)
     keys = await saved_graph(memories, namespace, rng)
     if write is _unlinked:
         await memories.link(namespace, keys[2], keys[5], 0.5, "removable")
     before = await up_to_date(graph, namespace)
-    await write(memories, namespace, keys)
+    await write(elsewhere if by_another_process else memories, namespace, keys)
     assert await graph.link_graph(namespace) is None
     after = await up_to_date(graph, namespace)
-    assert after.version[0] != before.version[0]
-    assert (after.fields, after.neighbours) != (before.fields, before.neighbours)
+    assert after.version[0] != before.version[0] and after.lineage != before.lineage
+    loaded = await loaded_now(graph, namespace)
+    assert (after.fields, after.neighbours) == (loaded.fields, loaded.neighbours)
     assert await assert_walks_agree(graph, namespace, after, rng) > 0
 
 
@@ -180,7 +249,11 @@ async def test_the_lexical_read_carries_the_graph_version_row_when_asked(
 
 
 async def test_a_hybrid_retrieve_walks_the_snapshot_only_at_the_version_its_lexical_read_saw(
-    memories: MemoryService, graph: GraphStore, retrieval: Retrieval, namespace: str
+    memories: MemoryService,
+    elsewhere: MemoryService,
+    graph: GraphStore,
+    retrieval: Retrieval,
+    namespace: str,
 ) -> None:
     keys = await saved_graph(memories, namespace, random.Random(7))
     await up_to_date(graph, namespace)
@@ -189,8 +262,8 @@ async def test_a_hybrid_retrieve_walks_the_snapshot_only_at_the_version_its_lexi
     asked = RetrieveInput(query=f"memory 1 about {keys[1]}", limit=50)  # all: none pruned
     await retrieval.retrieve(namespace, asked)
     assert (counts["current"] - before["current"], counts["stale"] - before["stale"]) == (1, 0)
-    await memories.save(namespace, SaveInput(content="fresh", key="fresh"))
-    await memories.link(namespace, keys[1], "fresh", 1.0, "related")
+    await elsewhere.save(namespace, SaveInput(content="fresh", key="fresh"))
+    await elsewhere.link(namespace, keys[1], "fresh", 1.0, "related")
     found = await retrieval.retrieve(namespace, asked)
     assert (counts["current"] - before["current"], counts["stale"] - before["stale"]) == (1, 1)
     fresh = [item for item in found["results"] if item["key"] == "fresh"]
@@ -232,10 +305,6 @@ async def test_a_retrieve_at_an_unchanged_graph_version_reads_no_view_an_earlier
     assert (again, seen) == (first, [])
 
 
-async def _rewritten(memories: MemoryService, namespace: str, keys: list[str]) -> None:
-    await memories.update(namespace, keys[4], UpdateInput(content="memory 4 rewritten"))
-
-
 async def _target_summarised(memories: MemoryService, namespace: str, keys: list[str]) -> None:
     for key in keys:  # each memory the best one links to gets a summary of its own
         await memories.update(namespace, key, UpdateInput(summary=f"now {key}"))
@@ -246,8 +315,8 @@ SHOWN = ("key", "title", "summary", "content", "type", "tags", "created_at", "li
 
 @pytest.mark.parametrize(
     "write",
-    [_rewritten, _target_summarised, _retagged, _new_linked, _reweighted, _unlinked, _superseded,
-     _deleted],
+    [_rewritten, _target_summarised, _retagged, _new_linked, _reweighted, _renamed, _unlinked,
+     _superseded, _deleted],
 )  # fmt: skip
 async def test_after_a_write_a_retrieve_shows_what_neo4j_holds_not_the_views_held(
     memories: MemoryService,
@@ -273,3 +342,30 @@ async def test_after_a_write_a_retrieve_shows_what_neo4j_holds_not_the_views_hel
         view = views[item["id"]]
         assert {name: item[name] for name in SHOWN} == {name: view[name] for name in SHOWN}
         assert (item["memory_score"], view["superseded_by"]) == (view["score"], None)
+
+
+async def test_after_a_save_of_this_process_a_retrieve_reads_again_only_the_views_it_touched(
+    memories: MemoryService,
+    graph: GraphStore,
+    retrieval: Retrieval,
+    namespace: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    keys = await saved_graph(memories, namespace, random.Random(11))
+    asked = RetrieveInput(query=f"memory 4 about {keys[4]}", limit=40)
+    await up_to_date(graph, namespace)
+    first = {item["id"] for item in (await retrieval.retrieve(namespace, asked))["results"]}
+    await _rewritten(memories, namespace, keys)
+    advanced = await graph.link_graph(namespace)
+    assert advanced is not None
+    touched = {i for i, step in advanced.touched.items() if step == advanced.step}
+    rewritten = (await memories.get(namespace, keys=[keys[4]]))["memories"][0]["id"]
+    assert rewritten in touched and len(touched) < len(first)
+    seen = hydrations(graph, monkeypatch)
+    found = await retrieval.retrieve(namespace, asked)
+    shown = {item["id"] for item in found["results"]}
+    read = {memory_id for ids in seen for memory_id in ids}
+    assert (read & first) - touched == set()  # views held and not touched: none read again
+    assert touched & first & shown <= read
+    content = {item["id"]: item["content"] for item in found["results"]}
+    assert content[rewritten] == "memory 4 rewritten"

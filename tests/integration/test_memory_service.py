@@ -394,7 +394,11 @@ async def test_link_upsert_names_missing_targets_and_writes_nothing_without_its_
         "link_upsert", source_id="no-such-id", namespace=namespace, now=now_utc(), links=rows
     )
 
-    assert missing_target == [{"missing": ["ghost"]}]
+    [row] = missing_target
+    assert (row["missing"], row["pairs"]) == (["ghost"], [[source, [0.5]]])  # a self-link, once
+    before, after = row["graph_version_before"], row["graph_version"]
+    assert (before[1:3], after[1:3], after[3] == before[3]) == ([1, 0], [1, 1], True)
+    assert after[0] != before[0]
     assert missing_source == []
 
 
@@ -454,6 +458,23 @@ async def test_ids_stored_in_capitals_are_lower_cased_by_the_migration(
         (f"{namespace}-b", twin, upper.lower()),
         (f"{namespace}-c", twin.upper(), None),  # its lower-case form is taken: left as it was
     ]
+
+
+async def test_a_migration_applied_moves_every_graph_version_and_none_applied_moves_none(
+    memories: MemoryService, graph: GraphStore, settings: Settings, namespace: str
+) -> None:
+    await memories.save(namespace, save_input(key="walked"))
+    before = (await graph.read("graph_version", namespace=namespace))[0]["version"]
+    assert await graph.migrate() == []
+    assert (await graph.read("graph_version", namespace=namespace))[0]["version"] == before
+    async with open_driver(settings.neo4j) as driver:
+        await driver.execute_query(
+            "MATCH (s:SchemaMigration {name: '007_memory_ids_lower_case'}) DELETE s"
+        )
+    assert await graph.migrate() == ["007_memory_ids_lower_case"]
+    after = (await graph.read("graph_version", namespace=namespace))[0]["version"]
+    assert (len(before), len(after)) == (36, 36)
+    assert after != before
 
 
 async def test_an_update_with_nulls_leaves_those_fields_as_they_are(

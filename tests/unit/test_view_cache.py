@@ -1,4 +1,5 @@
-"""retrieve_context's views held between retrieves, each at the graph version it was read at."""
+"""retrieve_context's views held between retrieves, each valid at the link graph snapshot it
+was read at and at those advanced from it by writes that did not touch it."""
 
 from __future__ import annotations
 
@@ -7,9 +8,21 @@ from typing import Any, cast
 
 from service.core.read.view_cache import LINK_BYTES, VIEW_BYTES, ViewCache, deep_size, view_bytes
 from service.core.results import MemoryView
+from service.stores.link_graph import GraphWrite, LinkGraph
 
-V1 = ("token-1", 3, 2, 900)
-V2 = ("token-2", 3, 2, 900)
+
+def walk_row(memory_id: str, key: str) -> list[Any]:
+    return [memory_id, key, "note", [], 50.0, 1000, False]
+
+
+def loaded(version: str) -> LinkGraph:
+    """A snapshot as a load reads it: a, b, c, d, with a link a -> b."""
+    memories = [walk_row(i, f"K-{i}") for i in "abcd"]
+    return LinkGraph.build((version, 4, 1, 400), memories, [["a", "b", 0.5]])
+
+
+V1 = loaded("token-1")
+V2 = loaded("token-2")
 
 
 def view(memory_id: str, content: str = "text", links: int = 0, **fields: Any) -> MemoryView:
@@ -29,6 +42,26 @@ def test_a_view_is_served_only_at_the_version_and_for_the_link_order_it_was_read
     assert cache.get("ns", V1, ["a"], sort=False) == {}
     assert cache.get("other", V1, ["a"], sort=True) == {}
     assert cache.counts == {"held": 2, "read": 5}
+
+
+def test_a_write_of_this_process_leaves_valid_the_views_of_memories_it_did_not_touch() -> None:
+    first, again = loaded("token-1"), loaded("token-1")  # loaded twice: two lineages
+    cache = ViewCache(100_000)
+    cache.put("ns", first, {i: view(i) for i in "abcd"}, sort=True)
+    # a rewritten: its view and b's (its neighbour, whose links show a) are read again.
+    rewritten = first.advanced(GraphWrite(first.version, ("t2", 4, 1, 410), walk_row("a", "K-a2")))
+    assert rewritten is not None
+    assert list(cache.get("ns", rewritten, list("abcd"), sort=True)) == ["c", "d"]
+    # then c linked to d: both are read again; a view read at the step before is not held.
+    cache.put("ns", first, {"a": view("a")}, sort=True)
+    linked = rewritten.advanced(
+        GraphWrite(rewritten.version, ("t3", 4, 2, 410), None, "c", [("d", [0.4])])
+    )
+    assert linked is not None
+    assert list(cache.get("ns", linked, list("abcd"), sort=True)) == []
+    cache.put("ns", linked, {i: view(i) for i in "abcd"}, sort=True)
+    assert list(cache.get("ns", linked, list("abcd"), sort=True)) == list("abcd")
+    assert cache.get("ns", again, list("abcd"), sort=True) == {}
 
 
 def test_without_a_version_nothing_is_held_and_every_view_counts_as_read() -> None:

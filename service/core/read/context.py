@@ -207,14 +207,13 @@ class ContextRetriever:
         self, namespace: str, ids: list[str], sort: bool, graph: LinkGraph | None
     ) -> dict[str, MemoryView]:
         """The views of `ids`. With `graph` (the namespace's link graph, current at the version
-        this retrieve read), those held at that version, the others read and then held."""
-        version = graph.version if graph is not None else None
-        held = self.views.get(namespace, version, ids, sort)
+        this retrieve read), those held and still valid at it, the others read and then held."""
+        held = self.views.get(namespace, graph, ids, sort)
         missing = [memory_id for memory_id in ids if memory_id not in held]
         if not missing:
             return held
         read = await self.reader.hydrate(namespace, missing, sort)
-        self.views.put(namespace, version, read, sort)
+        self.views.put(namespace, graph, read, sort)
         return {**held, **read}
 
     async def _run_channels(

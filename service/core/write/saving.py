@@ -39,6 +39,7 @@ from service.core.write.synced_marks import SyncedMarks
 from service.errors import BackendUnavailable, Conflict, NotFound
 from service.stores.embeddings import Embedder, Vectors
 from service.stores.graph_store import Tx
+from service.stores.link_graph import GraphWrite
 from service.stores.vector_store import VectorFilter, VectorPoint
 
 SIMILAR_LIMIT = 10
@@ -56,6 +57,7 @@ class _Written:
     pending_state: str  # what marks this save's vector pending in Neo4j
     memory: MemoryView  # the memory as this transaction stored it
     flagged: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    graph: GraphWrite | None = None  # what it wrote of the graph (none with supersessions)
 
 
 class MemorySaver:
@@ -82,6 +84,7 @@ class MemorySaver:
             plan, written, vector = await self.stores.graph.transaction(
                 lambda tx: self._write(tx, namespace, data, started)
             )
+            self._advance_link_graph(namespace, written)
             return await self._finish(namespace, plan, written, vector, started.similar)
         finally:  # a failed save leaves nothing it started behind unawaited
             await started.settle()
@@ -107,9 +110,15 @@ class MemorySaver:
 
         try:
             plan, written, vector = await self.stores.graph.transaction(locked_write)
+            self._advance_link_graph(namespace, written)
             return await self._finish(namespace, plan, written, vector, started.similar)
         finally:
             await started.settle()
+
+    def _advance_link_graph(self, namespace: str, written: _Written) -> None:
+        """The namespace's link graph snapshot in process, advanced by the committed save."""
+        if written.graph is not None:
+            self.stores.graph.link_graphs.advance(namespace, written.graph)
 
     async def _finish(
         self,
@@ -220,6 +229,9 @@ class MemorySaver:
             content_hash=plan.hash,
             **stored_fields(plan),
         )
+        row = rows[0]
+        before = tuple(found[0]["graph_version"])
+        graph: GraphWrite | None = GraphWrite(before, tuple(row["graph_version"]), row["walk"])
         if data.links:  # unknown targets raise, and the transaction writes nothing
             linked = await tx.run(
                 "link_upsert",
@@ -230,12 +242,12 @@ class MemorySaver:
             )
             if missing := linked[0]["missing"]:
                 raise NotFound(f"Link target(s) not found: {', '.join(dict.fromkeys(missing))}")
+            graph = graph.then(GraphWrite.of_links(linked[0], plan.id))
         flagged = await self._supersede(tx, namespace, data.supersedes, plan.id)
         stored = hydrated_rows(await tx.run("memory_hydrate", ids=[plan.id], namespace=namespace))
         vector = await embedding if embedding is not None else None  # its failure rolls back
         if vector is not None and not data.supersedes:
             started.look_up(self._similar(namespace, plan, vector[0]))
-        row = rows[0]
         written = _Written(
             bool(row["vector_pending"]),
             bool(row["superseded"]),
@@ -243,6 +255,7 @@ class MemorySaver:
             pending,
             views_in_order(stored, [plan.id], sort=True)[0],
             flagged,
+            None if data.supersedes else graph,
         )
         return plan, written, vector
 
