@@ -3,7 +3,9 @@ The snapshot is built from the perf corpus's links (preferential attachment, abo
 with ids as distinct string objects, as a Neo4j read decodes them; walks of 2 hops from 5 random
 seeds with retrieve_context's bounds (`search.graph_max_nodes` 500), unpruned (as the floor's
 graph expansion walks) and pruned at a path value of 0.3 (as retrieve_context prunes the second
-hop); and the Python memory the snapshot holds once its rows are gone.
+hop); the Python memory the snapshot holds once its rows are gone; and what advancing the
+snapshot by a save of this process costs (a new memory with 2 links, each save from the
+snapshot the one before left).
 
 Run: `python -m bench.walk_snapshot [--size 10000] [--walks 400]`; writes
 bench/results/walk_snapshot_<size>.json.
@@ -25,7 +27,7 @@ from bench.common import summary, write_results
 from bench.perf_corpus import corpus
 from service.config import SearchSettings
 from service.core.read.walk import Walk
-from service.stores.link_graph import LinkGraph
+from service.stores.link_graph import GraphWrite, LinkGraph
 
 SEEDS = 5
 WARM = 30
@@ -103,6 +105,26 @@ def time_walks(graph: LinkGraph, walks: int, min_value: float | None) -> dict[st
     return {**summary(samples), "memories_reached_mean": round(statistics.fmean(found), 1)}
 
 
+def time_saves(graph: LinkGraph, saves: int) -> dict[str, Any]:
+    """`LinkGraph.advanced` by `saves` new memories of 2 links each, one after the other."""
+    rng = random.Random(5)
+    ids = list(graph.fields)
+    samples: list[float] = []
+    for number in range(WARM + saves):
+        memory_id = str(uuid.uuid4())
+        memory: list[Any] = [memory_id, f"saved-{number}", "note", [], None, number, False]
+        pairs = [(target, [0.5]) for target in rng.sample(ids, 2)]
+        after = (f"v{number}", 0, 0, 0)
+        write = GraphWrite(graph.version, after, memory, memory_id, pairs)
+        started = time.perf_counter()
+        advanced = graph.advanced(write)
+        if number >= WARM:
+            samples.append((time.perf_counter() - started) * 1000)
+        assert advanced is not None
+        graph = advanced
+    return summary(samples)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="The in-process graph walk alone.")
     parser.add_argument("--size", type=int, default=10_000)
@@ -121,6 +143,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "python_mb": python_mb,
         "unpruned": time_walks(graph, args.walks, None),
         f"pruned_{PRUNED_VALUE}": time_walks(graph, args.walks, PRUNED_VALUE),
+        "advanced_by_a_save": time_saves(graph, args.walks),
     }
     write_results(f"walk_snapshot_{args.size}", results)
 
