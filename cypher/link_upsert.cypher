@@ -44,4 +44,5 @@ CALL (source, found) {
 }
 MATCH (after:NamespaceStats {namespace: $namespace})
 RETURN missing, graph_version_before, pairs,
-       [after.graph_version, after.memories, after.links, after.size_bytes] AS graph_version
+       [coalesce(after.graph_version, ''), coalesce(after.memories, 0), coalesce(after.links, 0),
+        coalesce(after.size_bytes, 0)] AS graph_version

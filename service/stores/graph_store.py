@@ -32,7 +32,8 @@ from service.config import Neo4jSettings
 from service.errors import BackendUnavailable, Conflict, MnemographError
 from service.retry import retrying
 from service.stores.cypher_library import CypherLibrary, literal, namespace_scope
-from service.stores.link_graph import LinkGraph, LinkGraphs
+from service.stores.link_graph import LinkGraph
+from service.stores.link_graphs import LinkGraphs
 from service.stores.neo4j_values import plain_row
 
 log = logging.getLogger(__name__)
@@ -300,22 +301,24 @@ class GraphStore:
         """Apply schema files whose checksum is not recorded yet; idempotent. After any, every
         namespace's graph version moves: what processes hold of the graph is read again."""
         applied: list[str] = []
-        for name, statements in self._library.migrations():
-            checksum = hashlib.sha256("\n;".join(statements).encode()).hexdigest()
-            rows = await self.read("migration_applied", name=name)
-            if rows and rows[0]["checksum"] == checksum:
-                continue
-            for statement in statements:
-                try:
-                    async with self._session() as session:
-                        await (await session.run(statement)).consume()
-                except Exception as exc:
-                    _reraise(exc)
-            await self.write("migration_record", name=name, checksum=checksum)
-            applied.append(name)
-            log.info("applied schema migration %s", name)
-        if applied:
-            await self.write("graph_versions_move")
+        try:
+            for name, statements in self._library.migrations():
+                checksum = hashlib.sha256("\n;".join(statements).encode()).hexdigest()
+                rows = await self.read("migration_applied", name=name)
+                if rows and rows[0]["checksum"] == checksum:
+                    continue
+                applied.append(name)  # a statement may have run even if a later one fails
+                for statement in statements:
+                    try:
+                        async with self._session() as session:
+                            await (await session.run(statement)).consume()
+                    except Exception as exc:
+                        _reraise(exc)
+                await self.write("migration_record", name=name, checksum=checksum)
+                log.info("applied schema migration %s", name)
+        finally:
+            if applied:
+                await self.write("graph_versions_move")
         await self._await_indexes()
         return applied
 

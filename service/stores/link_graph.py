@@ -1,38 +1,20 @@
 """The graph walk in process: a namespace's memories (their walk fields) and LINK edges held
-as a snapshot, answering `graph_walk` and `graph_neighbors` with the rows Neo4j would return.
-
-A snapshot is used only while the namespace's `graph_version` (NamespaceStats, moved by every
-statement that changes a memory's walk fields or a link) equals the one it was loaded at, so
-every writer, in this process or another, makes it stale; a stale one is loaded again in the
-background and the walk meanwhile runs in Neo4j. A save or a link of this process advances the
-snapshot instead, with what its statements returned (`GraphWrite`), when it started from the
-snapshot's version.
+as a snapshot, answering `graph_walk` and `graph_neighbors` with the rows Neo4j would return,
+and advanced by a write of this process (`GraphWrite`) to what a load after it would read.
+Which snapshots a process holds, and when they serve: service/stores/link_graphs.py.
 """
 
 from __future__ import annotations
 
-import asyncio
 import itertools
-import logging
-import time
-from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import reduce
 from typing import Any
 
-log = logging.getLogger(__name__)
-
 DEFAULT_WEIGHT = 0.5  # a link stored without a weight, as the walk statements value it
-MIN_RELOAD_PAUSE_S = 0.5
-RELOAD_PAUSE_FACTOR = 10  # a namespace is loaded again at most once per 10x its last load time
-TOO_BIG_PAUSE_S = 60.0  # a namespace too big to hold is looked at again after this long
-MAX_BACKOFF = 64  # a namespace whose snapshots go stale unused waits up to 64x longer to load
-MAX_NAMESPACES_KNOWN = 4096
 Row = dict[str, Any]
-Probe = Callable[..., Awaitable[list[Row]]]
-ReadTogether = Callable[[Sequence[tuple[str, Mapping[str, Any]]]], Awaitable[list[list[Row]]]]
 # key, id, strongest link weight (None: no weight stored), that weight's value in the walk
 Neighbour = tuple[str, str, Any, float]
 _LINEAGES = itertools.count()
@@ -233,163 +215,6 @@ class LinkGraph:
                 if len(rows) == limit:
                     return rows
         return rows
-
-
-@dataclass
-class _Namespace:
-    """What the store knows of one namespace's snapshot: when it may load again, how much
-    longer than usual it waits (doubled each time a load was wasted), and until when it is too
-    big to hold."""
-
-    next_load: float = 0.0
-    backoff: int = 1
-    too_big_until: float = 0.0
-    used: bool = False
-
-
-class LinkGraphs:
-    """This process's link graph snapshots, at most `capacity` items (memories plus neighbour
-    entries) in all, the least recently used dropped first; a namespace bigger than that is
-    never held. `probe(statement, **params)` runs a read once (no retries: it only saves time);
-    `read_together([(statement, params), ...])` runs reads in one transaction (one cluster
-    member answers them all)."""
-
-    def __init__(self, probe: Probe, read_together: ReadTogether, capacity: int) -> None:
-        self._probe = probe
-        self._read_together = read_together
-        self.capacity = capacity
-        self.held = 0
-        self._graphs: OrderedDict[str, LinkGraph] = OrderedDict()
-        self._loading: dict[str, asyncio.Task[None]] = {}
-        self._namespaces: dict[str, _Namespace] = {}
-        self.counts = {"current": 0, "stale": 0, "loaded": 0, "discarded": 0, "advanced": 0}
-
-    async def current(self, namespace: str) -> LinkGraph | None:
-        """The namespace's snapshot when it is up to date (one version read); otherwise None,
-        and a load starts in the background unless one ran lately."""
-        if not self.wanted(namespace):
-            return None
-        return self.at(namespace, (await self._probe("graph_version", namespace=namespace))[0])
-
-    def wanted(self, namespace: str) -> bool:
-        """Whether a snapshot of the namespace may serve (snapshots on, the namespace not known
-        to be too big): worth reading its version."""
-        state = self._namespaces.get(namespace)
-        too_big = state is not None and time.monotonic() < state.too_big_until
-        return self.capacity > 0 and not too_big
-
-    def at(self, namespace: str, version_row: Row) -> LinkGraph | None:
-        """The namespace's snapshot when it is at the version of `version_row` (a graph_version
-        row, read just now); otherwise None, and a load starts in the background unless one ran
-        lately."""
-        if not self.wanted(namespace):
-            return None
-        state = self._namespaces.setdefault(namespace, _Namespace())
-        version, size = _version(version_row)
-        graph = self._graphs.get(namespace)
-        if graph is not None and graph.version == version:
-            self._graphs.move_to_end(namespace)
-            self.counts["current"] += 1
-            state.used = True
-            return graph
-        self.counts["stale"] += 1
-        if size > self.capacity:
-            state.too_big_until = time.monotonic() + TOO_BIG_PAUSE_S
-            self._drop(namespace)
-        elif namespace not in self._loading and time.monotonic() >= state.next_load:
-            if graph is not None:  # a snapshot no walk used before it went stale was wasted
-                state.backoff = 1 if state.used else min(2 * state.backoff, MAX_BACKOFF)
-                self._drop(namespace)
-            task = asyncio.create_task(self._load(namespace, state))
-            self._loading[namespace] = task
-            task.add_done_callback(lambda _: self._loading.pop(namespace, None))
-        self._forget_idle()
-        return None
-
-    def advance(self, namespace: str, write: GraphWrite) -> None:
-        """After `write` committed: the namespace's snapshot advanced by it when the write
-        started from the snapshot's version (no other write came between); otherwise the
-        snapshot stays as it is, stale, and loads again as usual."""
-        graph = self._graphs.get(namespace)
-        if graph is None or graph.version != write.before:
-            return
-        advanced = graph.advanced(write)
-        if advanced is None:
-            return
-        self._graphs[namespace] = advanced
-        self.held += advanced.size - graph.size
-        self.counts["advanced"] += 1
-        while self.held > self.capacity:
-            self._drop(next(iter(self._graphs)))
-
-    async def close(self) -> None:
-        """Stop the loads in flight."""
-        tasks = list(self._loading.values())
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-
-    async def _load(self, namespace: str, state: _Namespace) -> None:
-        """Load the snapshot between two version reads in one transaction; keep it only if no
-        graph write committed in between."""
-        started = time.monotonic()
-        scope = {"namespace": namespace}
-        try:
-            before, memories, links, after = await self._read_together(
-                [
-                    ("graph_version", scope),
-                    ("link_graph_memories", scope),
-                    ("link_graph_links", scope),
-                    ("graph_version", scope),
-                ]
-            )
-            version = _version(before[0])[0]
-            graph = None
-            if _version(after[0])[0] == version:
-                # Built beside the event loop: 92 ms for 10,000 memories and 37,969 links.
-                graph = await asyncio.to_thread(
-                    LinkGraph.build, version, memories[0]["memories"], links[0]["links"]
-                )
-        except Exception as exc:  # the walk goes on in Neo4j; a later one tries again
-            log.warning("link graph of %s not loaded: %s", namespace, exc)
-            graph = None
-        took = time.monotonic() - started
-        if graph is None:
-            self.counts["discarded"] += 1
-            state.backoff = min(2 * state.backoff, MAX_BACKOFF)
-        else:
-            self._drop(namespace)
-            self._graphs[namespace] = graph
-            self.held += graph.size
-            self.counts["loaded"] += 1
-            state.used = False
-            while self.held > self.capacity:
-                self._drop(next(iter(self._graphs)))
-            log.debug("link graph of %s: %d items in %.0f ms", namespace, graph.size, took * 1e3)
-        pause = max(MIN_RELOAD_PAUSE_S, RELOAD_PAUSE_FACTOR * took) * state.backoff
-        state.next_load = time.monotonic() + pause
-
-    def _drop(self, namespace: str) -> None:
-        graph = self._graphs.pop(namespace, None)
-        if graph is not None:
-            self.held -= graph.size
-
-    def _forget_idle(self) -> None:
-        """Forget namespaces that hold no snapshot and wait for nothing, once many are known."""
-        if len(self._namespaces) <= MAX_NAMESPACES_KNOWN:
-            return
-        now = time.monotonic()
-        for namespace, state in list(self._namespaces.items()):
-            idle = now >= state.next_load and now >= state.too_big_until
-            if idle and namespace not in self._graphs and namespace not in self._loading:
-                del self._namespaces[namespace]
-
-
-def _version(row: Row) -> tuple[tuple[Any, ...], int]:
-    """A namespace's graph version (its token, and its counters, which writers that never move
-    the token still change) and the size of a snapshot of it."""
-    counters = (row["memories"], row["links"], row["size_bytes"])
-    return (row["version"], *counters), row["memories"] + 2 * row["links"]
 
 
 def _valued(weight: Any) -> float:

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from service.stores.cypher_library import CypherLibrary
-from service.stores.link_graph import LinkGraph, LinkGraphs
+from service.stores.link_graph import LinkGraph
+from service.stores.link_graphs import LinkGraphs
 
 CYPHER = Path(__file__).resolve().parents[2] / "cypher"
 # Writes that change neither a memory's walk fields (key, type, tags, score, created_at,

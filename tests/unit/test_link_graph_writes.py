@@ -4,10 +4,12 @@ the store advances its snapshot only from the version the write started at."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 from typing import Any
 
-from service.stores.link_graph import GraphWrite, LinkGraph, LinkGraphs
+from service.stores.link_graph import GraphWrite, LinkGraph
+from service.stores.link_graphs import LinkGraphs
 
 Memories = dict[str, list[Any]]  # id -> [key, type, tags, score, created ms, superseded]
 Links = dict[tuple[str, str, str], Any]  # (from, to, type) -> weight
@@ -92,27 +94,85 @@ def test_writes_of_one_transaction_join_only_when_the_second_starts_where_the_fi
     assert saved.then(GraphWrite(("v9",), ("v10",), None, "a", [])) is None
 
 
-async def test_the_store_advances_its_snapshot_only_from_the_version_a_write_started_at() -> None:
-    version = {"version": "v0", "memories": 2, "links": 0, "size_bytes": 0}
-    memories: list[list[Any]] = [
-        ["a", "K-a", "note", [], None, 1, False],
-        ["b", "K-b", "note", [], None, 2, False],
-    ]
+class Store:
+    """A namespace of two memories, a and b, as the store would read it; a load can be held
+    back until `release` is set."""
 
-    async def probe(query: str, /, **params: Any) -> list[dict[str, Any]]:
-        return [version]
+    def __init__(self) -> None:
+        self.version: dict[str, Any] = {"version": "v0", "memories": 2, "links": 0, "size_bytes": 0}
+        self.release = asyncio.Event()
+        self.release.set()
 
-    async def read_together(queries: Any) -> list[list[dict[str, Any]]]:
+    async def probe(self, query: str, /, **params: Any) -> list[dict[str, Any]]:
+        return [dict(self.version)]
+
+    async def read_together(self, queries: Any) -> list[list[dict[str, Any]]]:
+        version = dict(self.version)
+        await self.release.wait()
+        memories: list[list[Any]] = [
+            ["a", "K-a", "note", [], None, 1, False],
+            ["b", "K-b", "note", [], None, 2, False],
+        ]
         return [[version], [{"memories": memories}], [{"links": []}], [version]]
 
-    graphs = LinkGraphs(probe, read_together, capacity=100)
-    assert await graphs.current("ns") is None
+    def link(self, token: str) -> GraphWrite:
+        """a linked to b, from the version now (the store moves to `token`)."""
+        before = tuple(self.version.values())
+        self.version.update(version=token, links=self.version["links"] + 1)
+        return GraphWrite(before, tuple(self.version.values()), None, "a", [("b", [1.0])])
+
+
+async def loaded(graphs: LinkGraphs, namespace: str = "ns") -> None:
+    assert await graphs.current(namespace) is None
     await next(iter(graphs._loading.values()))  # pyright: ignore[reportPrivateUsage]
-    start = ("v0", 2, 0, 0)
+
+
+async def test_the_store_advances_its_snapshot_only_from_the_version_a_write_started_at() -> None:
+    store = Store()
+    graphs = LinkGraphs(store.probe, store.read_together, capacity=100)
+    await loaded(graphs)
     graphs.advance("ns", GraphWrite(("v9", 2, 0, 0), ("v10", 2, 1, 0), None, "a", [("b", [1])]))
     assert graphs.counts["advanced"] == 0  # another write came between: stale, as before
-    graphs.advance("ns", GraphWrite(start, ("v1", 2, 1, 0), None, "a", [("b", [1.0])]))
-    version.update(version="v1", links=1)
+    graphs.advance("ns", store.link("v1"))
     held = await graphs.current("ns")
     assert held is not None and held.neighbours["a"] == [("K-b", "b", 1.0, 1.0)]
     assert (graphs.counts["advanced"], graphs.held) == (1, 4)
+
+
+async def test_a_retrieve_that_read_the_version_before_a_write_walks_the_step_before_it() -> None:
+    store = Store()
+    graphs = LinkGraphs(store.probe, store.read_together, capacity=100)
+    await loaded(graphs)
+    first = await store.probe("graph_version")
+    graphs.advance("ns", store.link("v1"))
+    second = await store.probe("graph_version")
+    graphs.advance("ns", store.link("v2"))
+    behind = graphs.at("ns", second[0])
+    assert behind is not None and behind.version == ("v1", 2, 1, 0)
+    assert graphs.at("ns", first[0]) is None  # older still: walks in Neo4j, nothing dropped
+    current = await graphs.current("ns")
+    assert current is not None and current.version == ("v2", 2, 2, 0)
+    assert (graphs.counts["loaded"], graphs.counts["stale"], len(graphs._loading)) == (1, 2, 0)  # pyright: ignore[reportPrivateUsage]
+
+
+async def test_a_write_committed_while_a_load_is_in_flight_advances_the_loaded_snapshot() -> None:
+    store = Store()
+    store.release.clear()
+    graphs = LinkGraphs(store.probe, store.read_together, capacity=100)
+    assert await graphs.current("ns") is None
+    await asyncio.sleep(0)  # the load has read the version: v0
+    graphs.advance("ns", store.link("v1"))
+    store.release.set()
+    await next(iter(graphs._loading.values()))  # pyright: ignore[reportPrivateUsage]
+    held = await graphs.current("ns")
+    assert held is not None and (held.version, held.step) == (("v1", 2, 1, 0), 1)
+
+
+async def test_a_write_that_fails_to_apply_leaves_the_snapshot_to_go_stale() -> None:
+    store = Store()
+    graphs = LinkGraphs(store.probe, store.read_together, capacity=100)
+    await loaded(graphs)
+    broken = store.link("v1")
+    broken = GraphWrite(broken.before, broken.after, ["a"], None, ())  # no walk fields
+    graphs.advance("ns", broken)
+    assert (await graphs.current("ns"), graphs.counts["advanced"]) == (None, 0)
