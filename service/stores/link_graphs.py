@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +30,7 @@ TOO_BIG_PAUSE_S = 60.0  # a namespace too big to hold is looked at again after t
 MAX_BACKOFF = 64  # a namespace whose snapshots go stale unused waits up to 64x longer to load
 MAX_NAMESPACES_KNOWN = 4096
 MAX_WRITES_WHILE_LOADING = 1024  # writes kept for a load in flight to advance its snapshot by
+MAX_VERSIONS_PASSED = 64  # a retrieve that read one of these is behind, not stale
 Probe = Callable[..., Awaitable[list[Row]]]
 ReadTogether = Callable[[Sequence[tuple[str, Mapping[str, Any]]]], Awaitable[list[list[Row]]]]
 
@@ -46,7 +47,9 @@ class _Namespace:
     too_big_until: float = 0.0
     used: bool = False
     previous: LinkGraph | None = None
-    passed: set[tuple[Any, ...]] = field(default_factory=set[tuple[Any, ...]])
+    passed: deque[tuple[Any, ...]] = field(
+        default_factory=lambda: deque[tuple[Any, ...]](maxlen=MAX_VERSIONS_PASSED)
+    )
     writes: list[GraphWrite] = field(default_factory=list[GraphWrite])
 
 
@@ -146,7 +149,7 @@ class LinkGraphs:
             if advanced is None:
                 return graph
             state.previous = graph
-            state.passed.add(graph.version)
+            state.passed.append(graph.version)
             self.counts["advanced"] += 1
             graph = advanced
         return graph

@@ -9,7 +9,7 @@ import random
 from typing import Any
 
 from service.stores.link_graph import GraphWrite, LinkGraph
-from service.stores.link_graphs import LinkGraphs
+from service.stores.link_graphs import MAX_VERSIONS_PASSED, LinkGraphs
 
 Memories = dict[str, list[Any]]  # id -> [key, type, tags, score, created ms, superseded]
 Links = dict[tuple[str, str, str], Any]  # (from, to, type) -> weight
@@ -176,3 +176,18 @@ async def test_a_write_that_fails_to_apply_leaves_the_snapshot_to_go_stale() -> 
     broken = GraphWrite(broken.before, broken.after, ["a"], None, ())  # no walk fields
     graphs.advance("ns", broken)
     assert (await graphs.current("ns"), graphs.counts["advanced"]) == (None, 0)
+
+
+async def test_a_retrieve_behind_more_writes_than_are_remembered_counts_the_snapshot_stale() -> (
+    None
+):
+    store = Store()
+    graphs = LinkGraphs(store.probe, store.read_together, capacity=100)
+    await loaded(graphs)
+    first = (await store.probe("graph_version"))[0]
+    for number in range(MAX_VERSIONS_PASSED):
+        graphs.advance("ns", store.link(f"v{number + 1}"))
+    graphs._namespaces["ns"].next_load = 0.0  # pyright: ignore[reportPrivateUsage]
+    assert graphs.at("ns", first) is None and not graphs._loading  # pyright: ignore[reportPrivateUsage]
+    graphs.advance("ns", store.link("v-last"))
+    assert graphs.at("ns", first) is None and "ns" in graphs._loading  # pyright: ignore[reportPrivateUsage]
