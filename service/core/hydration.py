@@ -3,7 +3,7 @@ the read side's lookups: memories by id, refs (ids or keys) to ids."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -27,6 +27,12 @@ def link_row(values: Sequence[Any]) -> dict[str, Any]:
     return cast(dict[str, Any], link_of(*values))
 
 
+def links_read(rows: Iterable[Sequence[Any]]) -> list[dict[str, Any]]:
+    """The links of memory_hydrate's lists, less any deleted while they were read (a link
+    another transaction deletes meanwhile reads without its type and weight)."""
+    return [link_row(values) for values in rows if values[2] is not None and values[4] is not None]
+
+
 def hydrated_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """memory_hydrate's one row as a row per memory ({memory, links}), as memory_get's rows."""
     return [{"memory": memory, "links": links} for memory, links in rows[0]["memories"]]
@@ -42,7 +48,7 @@ def views_in_order(
     flt = link_filter or LinkFilter()
     by_id: dict[str, MemoryView] = {}
     for row in rows:
-        links = filter_links(map(link_row, row["links"]), flt.types, flt.min_weight)
+        links = filter_links(links_read(row["links"]), flt.types, flt.min_weight)
         views = cast(list[LinkView], sort_links(links, sort))
         by_id[row["memory"]["id"]] = memory_view(row["memory"], views)
     return [by_id[memory_id] for memory_id in ids if memory_id in by_id]

@@ -152,7 +152,7 @@ class MemoryService:
             "link_get", source_id=source_id, target_id=target_id, type=link_type
         )
         if remove:
-            if not rows:
+            if not rows or rows[0]["link"]["weight"] is None:  # none, or deleted while read
                 raise NotFound(f"No '{link_type}' link from {source} to {target}")
             await self.stores.graph.write(
                 "link_delete",
@@ -177,7 +177,7 @@ class MemoryService:
         rows = await self.stores.graph.read(
             "link_get", source_id=source_id, target_id=target_id, type=link_type
         )
-        if not rows:
+        if not rows or rows[0]["link"]["weight"] is None:  # deleted since (read without it)
             raise NotFound(f"No '{link_type}' link from {source} to {target}")
         return {"success": True, "link": link_view(rows[0]["link"])}
 

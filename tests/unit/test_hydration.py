@@ -55,3 +55,9 @@ def test_the_statement_s_one_row_becomes_a_row_per_memory_in_its_order() -> None
 
     assert hydrated_rows([statement_row]) == [m, n]
     assert hydrated_rows([{"memories": []}]) == []
+
+
+def test_a_link_deleted_while_it_was_read_is_left_out() -> None:
+    deleted = ["id-d", "d", None, None, None, 40.0, "D", None]  # read without its properties
+    (view,) = views_in_order([row("m", [*LINKS, deleted])], ["m"], sort=True)
+    assert [link["key"] for link in view["links"]] == ["b", "a", "c"]
