@@ -141,8 +141,7 @@ class GraphStore:
     async def read_together(
         self, queries: Sequence[tuple[str, Mapping[str, Any]]]
     ) -> list[list[Row]]:
-        """Read statements in one transaction, so that one cluster member answers them all;
-        the rows of each, in order."""
+        """Read statements in one transaction (one cluster member answers); each one's rows."""
 
         async def work(tx: AsyncManagedTransaction) -> list[list[Row]]:
             named = Tx(tx, self._library)
@@ -298,8 +297,7 @@ class GraphStore:
         return plan or {}
 
     async def migrate(self) -> list[str]:
-        """Apply schema files whose checksum is not recorded yet; idempotent. After any, every
-        namespace's graph version moves: what processes hold of the graph is read again."""
+        """Apply schema files not recorded yet (idempotent); after any, all graph versions move."""
         applied: list[str] = []
         try:
             for name, statements in self._library.migrations():

@@ -206,10 +206,9 @@ class MemorySaver:
     ) -> tuple[SavePlan, _Written, Vectors | None]:
         """One transaction: find the memory, plan, write it with its links and supersessions,
         and read it back as stored (the save's answer). Changed text is embedded meanwhile
-        (`started`, kept across the driver's retries); the transaction commits only once the
-        embedding is done, so a failed embedding writes nothing. The near-duplicates of a save
-        that supersedes nothing are looked up while it commits (they exclude the memory itself,
-        the one thing the commit changes for them)."""
+        (`started`, kept across retries); the transaction commits only once it is done, so a
+        failed embedding writes nothing. The near-duplicates of a save that supersedes nothing
+        are looked up while it commits (they exclude the memory, all the commit changes)."""
         started.similar = None
         found = await tx.run(
             "memory_find_for_save", id=data.id or "", namespace=namespace, key=data.key or ""
