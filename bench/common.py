@@ -19,11 +19,17 @@ from typing import Any
 import httpx
 from neo4j import AsyncDriver, AsyncGraphDatabase
 
+from bench.perf_corpus import corpus
+from devtools.seeding import save_in_batches
 from service.config import Neo4jSettings, load_settings
 from service.core.memories import MemoryService
+from service.core.models import SaveInput
+from service.core.read.channels import Channels
+from service.core.read.query_cache import QueryVectorCache
 from service.core.read.retrieval import Retrieval
 from service.core.stores import Stores
 from service.core.upkeep.context_index import ContextIndex
+from service.core.write.batch import BatchSaver
 from service.stores.cypher_library import CypherLibrary
 from service.stores.embeddings import LocalMiniLM
 from service.stores.graph_store import GraphStore
@@ -268,3 +274,24 @@ async def open_context_index(memories: MemoryService, data: Path) -> AsyncGenera
         )  # fmt: skip
     finally:
         await context_vectors.close()
+
+
+async def perf_store(
+    memories: MemoryService, index: ContextIndex, namespace: str, size: int
+) -> Stores:
+    """The perf corpus of `size` memories saved into `namespace` through the batch path, every
+    context's first pass done (no model); the stores with the context vectors."""
+    stores = memories.stores
+    items = [SaveInput.model_validate(item) for item in corpus(size)]
+    await save_in_batches(BatchSaver(memories.settings, stores), namespace, items)
+    while await index.approximate():
+        pass
+    return Stores(stores.graph, stores.vectors, stores.embedder, index.vectors)
+
+
+async def embedded_channels(memories: MemoryService, stores: Stores, asked: list[str]) -> Channels:
+    """Retrieval channels whose query vectors for `asked` are embedded beforehand."""
+    vectors = QueryVectorCache(stores.embedder, len(asked))
+    for query in asked:
+        await vectors.get(query)
+    return Channels(memories.settings.search, stores, query_vectors=vectors)

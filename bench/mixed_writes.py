@@ -25,18 +25,22 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.common import local_neo4j, open_context_index, open_services, summary, write_results
-from bench.perf_corpus import corpus, queries
+from bench.common import (
+    embedded_channels,
+    local_neo4j,
+    open_context_index,
+    open_services,
+    perf_store,
+    summary,
+    write_results,
+)
+from bench.perf_corpus import queries
 from bench.perf_http import save_bodies
-from devtools.seeding import save_in_batches
 from service.core.memories import MemoryService
 from service.core.models import SaveInput
-from service.core.read.channels import Channels
-from service.core.read.query_cache import QueryVectorCache
 from service.core.read.retrieval import Retrieval
 from service.core.search_inputs import RetrieveInput
 from service.core.stores import Stores
-from service.core.write.batch import BatchSaver
 from service.stores.cypher_library import CypherLibrary
 from service.stores.graph_store import GraphStore
 
@@ -106,17 +110,10 @@ async def measure(
         open_context_index(memories, data) as index,
     ):
         stores = memories.stores
-        contextual = Stores(stores.graph, stores.vectors, stores.embedder, index.vectors)
-        items = [SaveInput.model_validate(item) for item in corpus(size)]
-        await save_in_batches(BatchSaver(memories.settings, stores), NAMESPACE, items)
-        while await index.approximate():
-            pass
+        contextual = await perf_store(memories, index, NAMESPACE, size)
         timed = cycles * between
         asked = queries(WARM_UP * WARM_ROUNDS + timed * rounds * len(WAYS), 50, set())
-        vectors = QueryVectorCache(stores.embedder, len(asked))
-        for query in asked:
-            await vectors.get(query)
-        channels = Channels(memories.settings.search, contextual, query_vectors=vectors)
+        channels = await embedded_channels(memories, contextual, asked)
         retrieval = Retrieval(memories.settings, contextual, channels)
         for query in asked[: WARM_UP * WARM_ROUNDS]:
             await retrieval.retrieve(NAMESPACE, RetrieveInput(query=query))

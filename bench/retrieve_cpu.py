@@ -26,23 +26,19 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import (
+    embedded_channels,
     local_neo4j,
     neo4j_pid,
     open_context_index,
     open_services,
+    perf_store,
     summary,
     write_results,
 )
 from bench.perf import stat_cpu_s
-from bench.perf_corpus import corpus, queries
-from devtools.seeding import save_in_batches
-from service.core.models import SaveInput
-from service.core.read.channels import Channels
-from service.core.read.query_cache import QueryVectorCache
+from bench.perf_corpus import queries
 from service.core.read.retrieval import Retrieval
 from service.core.search_inputs import RetrieveInput
-from service.core.stores import Stores
-from service.core.write.batch import BatchSaver
 
 NAMESPACE = "retrieve-cpu"
 WARM_UP = 300
@@ -97,17 +93,9 @@ async def measure(
         open_services(neo4j_uri, data) as (memories, _),
         open_context_index(memories, data) as index,
     ):
-        stores = memories.stores
-        contextual = Stores(stores.graph, stores.vectors, stores.embedder, index.vectors)
-        items = [SaveInput.model_validate(item) for item in corpus(size)]
-        await save_in_batches(BatchSaver(memories.settings, stores), NAMESPACE, items)
-        while await index.approximate():
-            pass
+        contextual = await perf_store(memories, index, NAMESPACE, size)
         asked = queries(WARM_UP * MAX_WARM_ROUNDS + ROUND * rounds, 50, set())
-        vectors = QueryVectorCache(stores.embedder, len(asked))
-        for query in asked:
-            await vectors.get(query)
-        channels = Channels(memories.settings.search, contextual, query_vectors=vectors)
+        channels = await embedded_channels(memories, contextual, asked)
         no_cache = memories.settings.model_copy(
             update={"search": memories.settings.search.model_copy(update={"view_cache_mb": 0})}
         )
