@@ -5,7 +5,8 @@ seeds with retrieve_context's bounds (`search.graph_max_nodes` 500), unpruned (a
 graph expansion walks) and pruned at a path value of 0.3 (as retrieve_context prunes the second
 hop); the Python memory the snapshot holds once its rows are gone; and what advancing the
 snapshot by a save of this process costs (a new memory with 2 links, each save from the
-snapshot the one before left).
+snapshot the one before left), with the walks over the snapshot the saves left, whose maps
+read a top layer of their updates over the loaded base (service/stores/layered_map.py).
 
 Run: `python -m bench.walk_snapshot [--size 10000] [--walks 400]`; writes
 bench/results/walk_snapshot_<size>.json.
@@ -105,8 +106,9 @@ def time_walks(graph: LinkGraph, walks: int, min_value: float | None) -> dict[st
     return {**summary(samples), "memories_reached_mean": round(statistics.fmean(found), 1)}
 
 
-def time_saves(graph: LinkGraph, saves: int) -> dict[str, Any]:
-    """`LinkGraph.advanced` by `saves` new memories of 2 links each, one after the other."""
+def time_saves(graph: LinkGraph, saves: int) -> tuple[dict[str, Any], LinkGraph]:
+    """`LinkGraph.advanced` by `saves` new memories of 2 links each, one after the other; and
+    the snapshot the last one left."""
     rng = random.Random(5)
     ids = list(graph.fields)
     samples: list[float] = []
@@ -122,7 +124,7 @@ def time_saves(graph: LinkGraph, saves: int) -> dict[str, Any]:
             samples.append((time.perf_counter() - started) * 1000)
         assert advanced is not None
         graph = advanced
-    return summary(samples)
+    return summary(samples), graph
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -136,14 +138,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     build_ms = round((time.perf_counter() - started) * 1000, 1)
     graph, python_mb = held_mb(memories, links)
     del memories, links
-    results = {
+    results: dict[str, Any] = {
         "size": args.size,
         "items": graph.size,
         "build_ms": build_ms,
         "python_mb": python_mb,
         "unpruned": time_walks(graph, args.walks, None),
         f"pruned_{PRUNED_VALUE}": time_walks(graph, args.walks, PRUNED_VALUE),
-        "advanced_by_a_save": time_saves(graph, args.walks),
+    }
+    results["advanced_by_a_save"], advanced = time_saves(graph, args.walks)
+    results["unpruned_after_the_saves"] = time_walks(advanced, args.walks, None)
+    results["top_layer_after_the_saves"] = {
+        "fields": len(advanced.fields.top),
+        "neighbours": len(advanced.neighbours.top),
     }
     write_results(f"walk_snapshot_{args.size}", results)
 

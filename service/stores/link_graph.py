@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from functools import reduce
 from typing import Any
 
+from service.stores.layered_map import LayeredMap
+
 DEFAULT_WEIGHT = 0.5  # a link stored without a weight, as the walk statements value it
 Row = dict[str, Any]
 # key, id, strongest link weight (None: no weight stored), that weight's value in the walk
@@ -61,9 +63,9 @@ class LinkGraph:
     or a neighbour of it was written: what the views held between retrieves are checked with."""
 
     version: tuple[Any, ...]
-    fields: Mapping[str, tuple[Any, ...]]
-    superseded: Mapping[str, bool]
-    neighbours: Mapping[str, Sequence[Neighbour]]
+    fields: LayeredMap[str, tuple[Any, ...]]
+    superseded: LayeredMap[str, bool]
+    neighbours: LayeredMap[str, Sequence[Neighbour]]
     size: int  # memories plus neighbour entries: what the snapshot holds
     lineage: int = field(default_factory=lambda: next(_LINEAGES))
     step: int = 0
@@ -93,28 +95,30 @@ class LinkGraph:
             for one, other in ((source, target), (target, source)):
                 known = strongest.setdefault(one, {})
                 known[other] = _stronger(known[other], weight) if other in known else weight
-        neighbours = {
+        neighbours: dict[str, Sequence[Neighbour]] = {
             memory_id: sorted(
                 ((fields[n][0], n, w, _valued(w)) for n, w in found.items()), key=_by_key
             )
             for memory_id, found in strongest.items()
         }
         size = len(fields) + sum(len(found) for found in neighbours.values())
-        return cls(version, fields, superseded, neighbours, size)
+        return cls(
+            version, LayeredMap(fields), LayeredMap(superseded), LayeredMap(neighbours), size
+        )
 
     def advanced(self, write: GraphWrite) -> LinkGraph | None:
         """This snapshot with `write` applied, as a load at `write.after` would read it; None
-        when the write names a memory the snapshot does not hold. Only the neighbour lists the
-        write changed are built again (a memory's, its targets', and, when its key changed,
-        its neighbours', which are ordered by key)."""
-        fields, superseded = dict(self.fields), dict(self.superseded)
+        when the write names a memory the snapshot does not hold. It shares this snapshot's maps
+        (`LayeredMap`); only the neighbour lists the write changed are built again (a memory's,
+        its targets', and, when its key changed, its neighbours', which are ordered by key)."""
+        fields, superseded = self.fields, self.superseded
         rebuilt: set[str] = set()
         touched: set[str] = set()
         if write.memory is not None:
             memory_id, *walk_fields, is_superseded = write.memory
             before = fields.get(memory_id)
-            fields[memory_id] = tuple(walk_fields)
-            superseded[memory_id] = bool(is_superseded)
+            fields = fields.updated({memory_id: tuple(walk_fields)})
+            superseded = superseded.updated({memory_id: bool(is_superseded)})
             around = {n for _, n, *_ in self.neighbours.get(memory_id, ())}
             touched |= {memory_id, *around}
             if before is not None and before[0] != walk_fields[0]:
@@ -123,15 +127,16 @@ class LinkGraph:
         if weights is None:
             return None
         touched |= weights.keys()
-        neighbours = dict(self.neighbours)
+        changed: dict[str, list[Neighbour]] = {}
         size = self.size + len(fields) - len(self.fields)
         for memory_id in rebuilt | weights.keys():
             known = weights[memory_id] if memory_id in weights else self._weights_of(memory_id)
-            size += len(known) - len(neighbours.get(memory_id, ()))
+            size += len(known) - len(self.neighbours.get(memory_id, ()))
             listed = ((fields[n][0], n, w, _valued(w)) for n, w in known.items())
-            neighbours[memory_id] = sorted(listed, key=_by_key)
+            changed[memory_id] = sorted(listed, key=_by_key)
         step = self.step + 1
         self.touched.update(dict.fromkeys(touched, step))
+        neighbours = self.neighbours.updated(changed)
         return LinkGraph(
             write.after, fields, superseded, neighbours, size, self.lineage, step, self.touched
         )

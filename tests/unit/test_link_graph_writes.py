@@ -8,6 +8,9 @@ import asyncio
 import random
 from typing import Any
 
+import pytest
+
+from service.stores import layered_map
 from service.stores.link_graph import GraphWrite, LinkGraph
 from service.stores.link_graphs import MAX_VERSIONS_PASSED, LinkGraphs
 
@@ -52,7 +55,13 @@ def random_write(rng: random.Random, memories: Memories, links: Links, version: 
     return GraphWrite(before, after, memory, source, pairs_of(links, source, targets))
 
 
-def test_a_snapshot_advanced_by_any_writes_is_what_a_load_would_read() -> None:
+@pytest.mark.parametrize("min_top", [layered_map.MIN_TOP, 1])
+def test_a_snapshot_advanced_by_any_writes_is_what_a_load_would_read(
+    min_top: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the default top layers (never folded in graphs this small) and with top layers
+    folded into a new base every few writes."""
+    monkeypatch.setattr(layered_map, "MIN_TOP", min_top)
     rng = random.Random(7)
     for _ in range(200):
         memories: Memories = {
@@ -64,7 +73,7 @@ def test_a_snapshot_advanced_by_any_writes_is_what_a_load_would_read() -> None:
             for _ in range(10)
         }
         graph = LinkGraph.build(("v0", 0, 0, 0), *rows(memories, links))
-        for version in range(5):
+        for version in range(8):
             write = random_write(rng, memories, links, version)
             advanced = graph.advanced(write)
             assert advanced is not None
