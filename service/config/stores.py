@@ -39,8 +39,9 @@ class Neo4jSettings(BaseModel):
     link_graph_items: int = Field(
         default=1_000_000,
         ge=0,
-        description="Memories plus link ends held in process for the graph walk, all "
-        "namespaces together (about 100 bytes each); 0: every walk runs in Neo4j.",
+        description="Memories plus link ends held in process for the graph walk, and the "
+        "memories written since each snapshot loaded, all namespaces together (about 100 bytes "
+        "each); 0: every walk runs in Neo4j.",
     )
 
 

@@ -66,6 +66,7 @@ class LinkGraphs:
         self.capacity = capacity
         self.held = 0
         self._graphs: OrderedDict[str, LinkGraph] = OrderedDict()
+        self._items: dict[str, int] = {}  # what each snapshot held counts towards the capacity
         self._loading: dict[str, asyncio.Task[None]] = {}
         self._namespaces: dict[str, _Namespace] = {}
         self.counts = {"current": 0, "stale": 0, "loaded": 0, "discarded": 0, "advanced": 0}
@@ -155,10 +156,13 @@ class LinkGraphs:
         return graph
 
     def _hold(self, namespace: str, graph: LinkGraph) -> None:
-        """Hold `graph` as the namespace's snapshot, within the capacity."""
-        held = self._graphs.pop(namespace, None)
-        self.held += graph.size - (held.size if held is not None else 0)
+        """Hold `graph` as the namespace's snapshot, within the capacity: its items and the
+        memories its lineage's writes touched (`LinkGraph.touched`, freed at the next load)."""
+        items = graph.size + len(graph.touched)
+        self.held += items - self._items.get(namespace, 0)
+        self._graphs.pop(namespace, None)
         self._graphs[namespace] = graph
+        self._items[namespace] = items
         while self.held > self.capacity:
             self._drop(next(iter(self._graphs)))
 
@@ -208,9 +212,8 @@ class LinkGraphs:
         state.next_load = time.monotonic() + pause
 
     def _drop(self, namespace: str) -> None:
-        graph = self._graphs.pop(namespace, None)
-        if graph is not None:
-            self.held -= graph.size
+        self._graphs.pop(namespace, None)
+        self.held -= self._items.pop(namespace, 0)
         state = self._namespaces.get(namespace)
         if state is not None:
             state.previous = None

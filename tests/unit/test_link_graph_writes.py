@@ -145,7 +145,8 @@ async def test_the_store_advances_its_snapshot_only_from_the_version_a_write_sta
     graphs.advance("ns", store.link("v1"))
     held = await graphs.current("ns")
     assert held is not None and held.neighbours["a"] == [("K-b", "b", 1.0, 1.0)]
-    assert (graphs.counts["advanced"], graphs.held) == (1, 4)
+    # held: 2 memories, 2 neighbour entries and the 2 memories the write touched
+    assert (graphs.counts["advanced"], graphs.held) == (1, 6)
 
 
 async def test_a_retrieve_that_read_the_version_before_a_write_walks_the_step_before_it() -> None:
