@@ -138,7 +138,7 @@ async def cypher_found(graph: GraphStore, data: Dataset, flt: MemoryFilters) -> 
     """What each Cypher statement that filters finds: the fulltext ones by the word every memory
     holds, the kv branches by the prefix every key has, then by every key."""
     common = {"namespace": data.namespace, "lucene": f'"{data.word}"', **flt.cypher()}
-    page = {"fetch": WIDE, "skip": 0, "limit": WIDE, "beyond": False}
+    page = {"fetch": WIDE, "skip": 0, "limit": WIDE, "beyond": False, "graph_version": False}
     found: dict[str, set[str]] = {}
     for name in ("search_fulltext", "search_context_fulltext"):
         row = (await graph.read(name, **common, **page))[0]

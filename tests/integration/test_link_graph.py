@@ -6,24 +6,20 @@ it is loaded again."""
 
 from __future__ import annotations
 
-import asyncio
 import random
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-import pytest_asyncio
 
-from service.config import Settings
 from service.core.memories import MemoryService
 from service.core.models import SaveInput, UpdateInput
 from service.core.read.retrieval import Retrieval
 from service.core.search_inputs import RetrieveInput, RetrieveMode
-from service.core.stores import Stores
 from service.filters import MemoryFilters
-from service.stores.cypher_library import CypherLibrary
 from service.stores.graph_store import GraphStore
 from service.stores.link_graph import LinkGraph
+from tests.integration.link_graphs import hydrations, up_to_date
 
 # Keys in code point order differ from UTF-16 order past U+FFFF: both kinds are here, short and
 # long (a long one alike up to its last characters).
@@ -44,19 +40,6 @@ SIZE = 40
 LINK_TYPES = ("related", "depends", "cites")
 
 
-@pytest_asyncio.fixture
-async def elsewhere(settings: Settings, memories: MemoryService) -> AsyncIterator[MemoryService]:
-    """The memory service of another process: its own Neo4j driver and link graphs."""
-    store = GraphStore(settings.neo4j, settings.neo4j.uri, CypherLibrary())
-    stores = memories.stores
-    service = MemoryService(
-        settings, Stores(store, stores.vectors, stores.embedder, stores.context_vectors)
-    )
-    yield service
-    await service.close()
-    await store.close()
-
-
 async def loaded_now(graph: GraphStore, namespace: str) -> LinkGraph:
     """The namespace's graph as a load reads it now."""
     version = (await graph.read("graph_version", namespace=namespace))[0]
@@ -64,16 +47,6 @@ async def loaded_now(graph: GraphStore, namespace: str) -> LinkGraph:
     links = (await graph.read("link_graph_links", namespace=namespace))[0]["links"]
     token = (version["version"], version["memories"], version["links"], version["size_bytes"])
     return LinkGraph.build(token, memories, links)
-
-
-async def up_to_date(graph: GraphStore, namespace: str) -> LinkGraph:
-    """The namespace's snapshot, once loaded at its current version (loads wait their pause)."""
-    for _ in range(200):
-        found = await graph.link_graph(namespace)
-        if found is not None:
-            return found
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"no up-to-date link graph of {namespace} after 10 s")
 
 
 async def saved_graph(memories: MemoryService, namespace: str, rng: random.Random) -> list[str]:
@@ -268,20 +241,6 @@ async def test_a_hybrid_retrieve_walks_the_snapshot_only_at_the_version_its_lexi
     assert (counts["current"] - before["current"], counts["stale"] - before["stale"]) == (1, 1)
     fresh = [item for item in found["results"] if item["key"] == "fresh"]
     assert [item["hop_distance"] for item in fresh] == [1]  # walked in Neo4j, link included
-
-
-def hydrations(graph: GraphStore, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
-    """The ids of every memory_hydrate the graph store reads from now on, in order."""
-    read = graph.read
-    seen: list[list[str]] = []
-
-    async def counted(query: str, /, **params: Any) -> list[dict[str, Any]]:
-        if query == "memory_hydrate":
-            seen.append(sorted(params["ids"]))
-        return await read(query, **params)
-
-    monkeypatch.setattr(graph, "read", counted)
-    return seen
 
 
 @pytest.mark.parametrize("mode", ["hybrid", "graph"])

@@ -50,6 +50,7 @@ class Bm25Page:
     hits: list[Hit]
     capped: bool
     beyond: tuple[str, ...] = ()
+    graph: Row | None = None  # the namespace's graph_version row, when asked for
 
 
 @dataclass(frozen=True)
@@ -103,9 +104,11 @@ class Channels:
         index_query: str = "search_fulltext",
         beyond: bool = False,
         first_fetch: int | None = None,
+        graph_version: bool = False,
     ) -> Bm25Page:
         """BM25 hits `skip..skip+limit` of the namespace and how many Lucene hits passed (with
-        `beyond`, also the ids of those after the page).
+        `beyond`, also the ids of those after the page; with `graph_version`, the namespace's
+        graph version row, read in the same statement: `link_graph_at`).
 
         Lucene returns its top hits first; other namespaces or filters may thin them out, so
         the fetch (from `first_fetch` when given) grows until enough hits pass or Lucene has no
@@ -126,6 +129,7 @@ class Channels:
                 skip=skip,
                 limit=limit,
                 beyond=beyond,
+                graph_version=graph_version,
                 **flt.cypher(),
             )
             row = rows[0]
@@ -133,7 +137,8 @@ class Channels:
             if exhausted or row["matched"] >= skip + limit or fetch >= MAX_LUCENE_FETCH:
                 break
             fetch = min(fetch * 8, MAX_LUCENE_FETCH)
-        return Bm25Page(row["matched"], _bm25_hits(row), not exhausted, tuple(row["beyond"]))
+        hits, graph = _bm25_hits(row), row.get("graph")
+        return Bm25Page(row["matched"], hits, not exhausted, tuple(row["beyond"]), graph)
 
     async def keyword(
         self,

@@ -25,9 +25,9 @@ from service.core.read.fusion import (
     single_channel,
 )
 from service.core.read.reranking import rerank
-from service.core.read.view_cache import ViewCache
+from service.core.read.view_cache import ViewCache, links_of
 from service.core.read.walk import Reached
-from service.core.results import ContextItem, ContextResult, LinkView, MemoryView
+from service.core.results import ContextItem, ContextResult, MemoryView
 from service.core.search_inputs import RetrieveInput, parse_sort_by
 from service.core.switch import require_enabled
 from service.errors import BackendUnavailable
@@ -117,7 +117,7 @@ class ContextRetriever:
             # the walk's memories replace the channels' hits).
             best = keep_best(list(candidates.values()), created, params.limit)
             ids = [] if plan.walk_only else [c.id for c in best]
-            hydrating = asyncio.create_task(self._hydrate(namespace, ids, params.sortLinks, graph))
+            hydrating = asyncio.create_task(self.views_at(namespace, ids, params.sortLinks, graph))
             try:
                 candidates = await self._with_graph(
                     namespace,
@@ -201,13 +201,14 @@ class ContextRetriever:
         missing = [memory_id for memory_id in ids if memory_id not in early]
         if not missing:
             return early
-        return {**early, **await self._hydrate(namespace, missing, sort, graph)}
+        return {**early, **await self.views_at(namespace, missing, sort, graph)}
 
-    async def _hydrate(
+    async def views_at(
         self, namespace: str, ids: list[str], sort: bool, graph: LinkGraph | None
     ) -> dict[str, MemoryView]:
         """The views of `ids`. With `graph` (the namespace's link graph, current at the version
-        this retrieve read), those held and still valid at it, the others read and then held."""
+        the caller read before), those held and still valid at it, the others read and then
+        held (memory_search and memory_fulltext_search hold theirs here too)."""
         held = self.views.get(namespace, graph, ids, sort)
         missing = [memory_id for memory_id in ids if memory_id not in held]
         if not missing:
@@ -395,5 +396,5 @@ def context_item(candidate: Candidate, view: MemoryView) -> ContextItem:
         "path": candidate.path,
         "created_at": view["created_at"],
         "memory_score": view["score"],
-        "links": [LinkView(**link) for link in view["links"]],
+        "links": links_of(view),
     }

@@ -17,16 +17,19 @@ from service.core.read.fulltext import (
     parse_keywords,
 )
 from service.core.read.fusion import rrf
+from service.core.read.view_cache import links_of
 from service.core.results import (
     ContextResult,
     FulltextItem,
     FulltextResult,
+    MemoryView,
     SearchItem,
     SearchResult,
 )
 from service.core.search_inputs import FulltextInput, RetrieveInput, SearchInput
 from service.core.stores import Stores
 from service.core.switch import require_enabled
+from service.stores.graph_store import Row
 
 MAX_CANDIDATES = 200
 
@@ -52,19 +55,25 @@ class Retrieval:
         flt = params.memory_filters()
         query, mode, limit, offset = params.query, params.mode, params.limit, params.offset
         lucene = free_text_query(query)
+        versioned = self.channels.reads_graph_version(namespace)
         if mode == "bm25":
-            found = await self.channels.bm25(namespace, lucene, flt, offset, limit)
+            found = await self.channels.bm25(
+                namespace, lucene, flt, offset, limit, graph_version=versioned
+            )
             ranked = [(i, s, "bm25") for i, s, _ in found.hits]
-            total, capped = found.total, found.capped
+            total, capped, graph = found.total, found.capped, found.graph
             offset_in_ranked = 0
         else:
             fetch = max(MAX_CANDIDATES, offset + limit)
             vector, bm25 = await asyncio.gather(
                 self.channels.vector(namespace, query, flt, fetch),
-                self.channels.bm25(namespace, lucene, flt, 0, fetch, beyond=True)
+                self.channels.bm25(
+                    namespace, lucene, flt, 0, fetch, beyond=True, graph_version=versioned
+                )
                 if mode == "hybrid"
                 else _no_hits(),
             )
+            graph = bm25.graph
             # The vector channel returns at most `fetch` matches: a full list may hold more.
             capped = bm25.capped or len(vector) >= fetch
             if mode == "vector":
@@ -80,7 +89,7 @@ class Retrieval:
                 total = len(ranked) + len(set(bm25.beyond) - found_by_vector)
             offset_in_ranked = offset
         page = ranked[offset_in_ranked : offset_in_ranked + limit]
-        views = await self.reader.hydrate(namespace, [i for i, _, _ in page], params.sortLinks)
+        views = await self._views(namespace, [i for i, _, _ in page], params.sortLinks, graph)
         results: list[SearchItem] = [
             {
                 "id": memory_id,
@@ -92,7 +101,7 @@ class Retrieval:
                 "matchType": match,
                 "createdAt": views[memory_id]["created_at"],
                 "memory_score": views[memory_id]["score"],
-                "links": views[memory_id]["links"],
+                "links": links_of(views[memory_id]),
             }
             for memory_id, score, match in page
             if memory_id in views
@@ -119,9 +128,10 @@ class Retrieval:
             params.memory_filters(),
             offset,
             limit,
+            graph_version=self.channels.reads_graph_version(namespace),
         )
         ids = [i for i, _, _ in found.hits]
-        views = await self.reader.hydrate(namespace, ids, params.sortLinks)
+        views = await self._views(namespace, ids, params.sortLinks, found.graph)
         results: list[FulltextItem] = []
         for memory_id, score, _ in found.hits:
             view = views.get(memory_id)
@@ -139,7 +149,7 @@ class Retrieval:
                     "excerpt": excerpt(text, keywords),
                     "score": score,
                     "memory_score": view["score"],
-                    "links": view["links"],
+                    "links": links_of(view),
                 }
             )
         return {
@@ -154,6 +164,16 @@ class Retrieval:
     async def retrieve(self, namespace: str, params: RetrieveInput) -> ContextResult:
         """retrieve_context (docs/contract.md §5)."""
         return await self.context.retrieve(namespace, params)
+
+    async def _views(
+        self, namespace: str, ids: list[str], sort: bool, version_row: Row | None
+    ) -> dict[str, MemoryView]:
+        """The views of a page of hits: held ones when the namespace's link graph is at the
+        version its keyword statement read (`version_row`), the others read (and held)."""
+        graph = None
+        if version_row is not None:
+            graph = self.channels.link_graph_at(namespace, version_row)
+        return await self.context.views_at(namespace, ids, sort, graph)
 
 
 async def _no_hits() -> Bm25Page:

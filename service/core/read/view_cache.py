@@ -1,5 +1,6 @@
-"""retrieve_context's memory views held between retrieves, each valid at the link graph
-snapshot it was read at and at the snapshots advanced from it that did not touch it.
+"""The memory views held between reads (retrieve_context, and memory_search and
+memory_fulltext_search when their keyword statement read the graph version), each valid at the
+link graph snapshot it was read at and at the snapshots advanced from it that did not touch it.
 
 Hydrating the 10 memories a retrieve returns cost about a fifth of its CPU, the service's and
 Neo4j's together (docs/performance-parts.md). The graph version (NamespaceStats) moves with
@@ -19,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from sys import getsizeof
 from typing import Any
 
-from service.core.results import MemoryView
+from service.core.results import LinkView, MemoryView
 from service.stores.link_graph import LinkGraph
 
 # Python memory of a view's containers and scalars, and of each link's, beyond their strings:
@@ -113,3 +114,8 @@ def deep_size(value: Any) -> int:
         elements: list[Any] = value  # pyright: ignore[reportUnknownVariableType]
         return getsizeof(elements) + sum(map(deep_size, elements))
     return getsizeof(value)
+
+
+def links_of(view: MemoryView) -> list[LinkView]:
+    """A copy of a view's links, for a result: the view may be held for later reads."""
+    return [LinkView(**link) for link in view["links"]]
