@@ -90,25 +90,9 @@ class Retrieval:
             offset_in_ranked = offset
         page = ranked[offset_in_ranked : offset_in_ranked + limit]
         views = await self._views(namespace, [i for i, _, _ in page], params.sortLinks, graph)
-        results: list[SearchItem] = [
-            {
-                "id": memory_id,
-                "key": views[memory_id]["key"],
-                "title": views[memory_id]["title"],
-                "summary": views[memory_id]["summary"],
-                "type": views[memory_id]["type"],
-                "score": score,
-                "matchType": match,
-                "createdAt": views[memory_id]["created_at"],
-                "memory_score": views[memory_id]["score"],
-                "links": links_of(views[memory_id]),
-            }
-            for memory_id, score, match in page
-            if memory_id in views
-        ]
         return {
             "success": True,
-            "results": results,
+            "results": [search_item(views[i], s, m) for i, s, m in page if i in views],
             "total": total,
             "total_capped": capped,
             "limit": limit,
@@ -174,6 +158,23 @@ class Retrieval:
         if version_row is not None:
             graph = self.channels.link_graph_at(namespace, version_row)
         return await self.context.views_at(namespace, ids, sort, graph)
+
+
+def search_item(view: MemoryView, score: float, match: str) -> SearchItem:
+    """One result of memory_search (docs/contract.md §4); its links are a copy, as the view may
+    be held for later reads."""
+    return {
+        "id": view["id"],
+        "key": view["key"],
+        "title": view["title"],
+        "summary": view["summary"],
+        "type": view["type"],
+        "score": score,
+        "matchType": match,
+        "createdAt": view["created_at"],
+        "memory_score": view["score"],
+        "links": links_of(view),
+    }
 
 
 async def _no_hits() -> Bm25Page:
